@@ -1,0 +1,158 @@
+"""The state of one progressive-correction run, independent of any model.
+
+`LabelCorrector` is fed one probability matrix per round (a refit of a
+scikit-learn estimator, or an epoch of a network) and does everything else:
+the window average, warm-up, the correction pass, the threshold schedule, the
+per-sample and per-round records, and the stopping rule. Every entry point of
+the library drives the same object, so the algorithm exists once.
+"""
+
+from collections import deque
+
+import numpy as np
+
+from .correction import correct_labels, is_quiet_pass, next_threshold
+
+
+class LabelCorrector:
+    """Progressive label correction on a stream of predicted probabilities.
+
+    Parameters
+    ----------
+    labels : ndarray of int of shape (n_samples,)
+        The given (noisy) labels as class indices. Copied, never modified.
+    theta, beta, theta_end, schedule, min_correction_rate, warm_up, window
+        As in :class:`~sklearn_plc.PLCClassifier`.
+
+    Attributes
+    ----------
+    labels : ndarray of int of shape (n_samples,)
+        The current labels.
+    threshold : float
+        The threshold the next pass will use.
+    corrected_iter : ndarray of int of shape (n_samples,)
+        Round of each sample's last change, -1 if never changed.
+    history : list of dict
+        One record per round (see ``PLCClassifier.history_``).
+    converged : bool
+        Whether a pass at ``theta_end`` changed at most ``min_correction_rate``
+        of the labels.
+
+    Notes
+    -----
+    A pass never empties a class: when it would relabel every remaining sample
+    of a class, those samples keep their label.
+    """
+
+    def __init__(
+        self,
+        labels,
+        *,
+        theta,
+        beta,
+        theta_end,
+        schedule,
+        min_correction_rate,
+        warm_up,
+        window,
+    ):
+        self.initial_labels = np.array(labels, copy=True)
+        self.labels = self.initial_labels.copy()
+        self.threshold = float(theta)
+        self.beta = beta
+        self.theta_end = theta_end
+        self.schedule = schedule
+        self.min_correction_rate = min_correction_rate
+        self.warm_up = warm_up
+        self.corrected_iter = np.full(self.labels.shape[0], -1, dtype=np.intp)
+        self.history = []
+        self.converged = False
+        self._window = deque(maxlen=window)
+
+    def _keep_every_class(self, new_labels, changed):
+        """Undo, in place, the corrections that would empty a class.
+
+        When a pass would relabel every remaining sample of a class, those
+        samples keep their label: a class the model never favours is kept
+        rather than silently dropped, and every fit still sees every class.
+        """
+        n_classes = max(int(self.labels.max()), int(new_labels.max())) + 1
+        before = np.bincount(self.labels, minlength=n_classes)
+        after = np.bincount(new_labels, minlength=n_classes)
+        emptied = (before > 0) & (after == 0)
+        if emptied.any():
+            undo = changed & emptied[self.labels]
+            new_labels[undo] = self.labels[undo]
+            changed[undo] = False
+
+    @property
+    def n_rounds(self):
+        """How many rounds have been run."""
+        return len(self.history)
+
+    def add_proba(self, proba):
+        """Record the probabilities of a new model (one fit or one epoch)."""
+        self._window.append(proba)
+
+    def averaged_proba(self):
+        """Mean of the probabilities recorded in the last ``window`` rounds."""
+        if not self._window:
+            raise RuntimeError("add_proba must be called before the first round.")
+        if len(self._window) == 1:
+            return self._window[0]
+        total = self._window[0].astype(np.float64, copy=True)
+        for proba in list(self._window)[1:]:
+            total += proba
+        return total / len(self._window)
+
+    def run_round(self, *, refit=True):
+        """Run one round: a correction pass (after warm-up) and a schedule update.
+
+        Parameters
+        ----------
+        refit : bool, default=True
+            Recorded in the history: whether this round's probabilities come
+            from a new fit (False when the labels did not change since the last
+            fit, so its probabilities were examined again at a new threshold).
+
+        Returns
+        -------
+        changed : ndarray of bool of shape (n_samples,)
+            Which labels this round changed.
+        """
+        round_index = self.n_rounds
+        threshold = self.threshold
+        n_samples = self.labels.shape[0]
+        if round_index < self.warm_up:
+            changed = np.zeros(n_samples, dtype=bool)
+        else:
+            new_labels, changed = correct_labels(
+                self.averaged_proba(), self.labels, threshold
+            )
+            self._keep_every_class(new_labels, changed)
+            self.labels = new_labels
+            self.corrected_iter[changed] = round_index
+        n_corrected = int(np.count_nonzero(changed))
+        if round_index >= self.warm_up:
+            self.converged = threshold >= self.theta_end and is_quiet_pass(
+                n_corrected, n_samples, self.min_correction_rate
+            )
+            self.threshold = next_threshold(
+                threshold,
+                n_corrected,
+                n_samples,
+                step=self.beta,
+                end=self.theta_end,
+                schedule=self.schedule,
+                min_correction_rate=self.min_correction_rate,
+            )
+        self.history.append(
+            {
+                "round": round_index,
+                "threshold": threshold,
+                "n_corrected": n_corrected,
+                "n_changed": int(np.count_nonzero(self.labels != self.initial_labels)),
+                "refit": bool(refit),
+            }
+        )
+        return changed

@@ -1,0 +1,117 @@
+"""Out-of-fold class probabilities on fixed folds, safe when a fold lacks a class.
+
+`sklearn.model_selection.cross_val_predict` fails when a training fold holds a
+single class, which label correction can cause (a class shrinks to a few
+samples that land in one test fold). Here such a fold predicts its one class
+with probability 1, as any model trained on one class would, and every fold's
+probabilities are placed in one column per class.
+"""
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils import _safe_indexing
+from sklearn.utils.parallel import Parallel, delayed
+
+
+def class_columns(proba, columns, n_classes):
+    """Place the columns of `proba` (for classes `columns`) into an n × k matrix.
+
+    Parameters
+    ----------
+    proba : ndarray of shape (n_samples, len(columns))
+        Probabilities of a model that knows the classes `columns`.
+    columns : array-like of int
+        The class index (into ``range(n_classes)``) of each column of `proba`.
+    n_classes : int
+        Total number of classes.
+
+    Returns
+    -------
+    full : ndarray of shape (n_samples, n_classes)
+        `proba` itself when its columns already are ``0..n_classes-1``;
+        otherwise a copy with zeros for the classes the model does not know.
+    """
+    proba = np.asarray(proba)
+    columns = np.asarray(columns)
+    if proba.ndim != 2 or proba.shape[1] != columns.shape[0]:
+        raise ValueError(
+            f"The estimator's predict_proba returned an array of shape "
+            f"{proba.shape}, but the estimator knows {columns.shape[0]} classes; "
+            f"PLC needs one probability column per class."
+        )
+    if columns.shape[0] == n_classes and np.array_equal(columns, np.arange(n_classes)):
+        return proba
+    full = np.zeros((proba.shape[0], n_classes), dtype=proba.dtype)
+    full[:, columns.astype(np.intp)] = proba
+    return full
+
+
+def _per_sample_params(params, indices, n_samples):
+    """Index the fit parameters that hold one value per sample (sample_weight)."""
+    return {
+        key: _safe_indexing(value, indices)
+        if hasattr(value, "__len__")
+        and not isinstance(value, str | dict)
+        and len(value) == n_samples
+        else value
+        for key, value in params.items()
+    }
+
+
+def _fold_proba(estimator, X, labels, train, test, n_classes, fit_params):
+    train_labels = labels[train]
+    present = np.unique(train_labels)
+    if present.shape[0] == 1:
+        proba = np.zeros((test.shape[0], n_classes))
+        proba[:, present[0]] = 1.0
+        return proba
+    model = clone(estimator)
+    model.fit(
+        _safe_indexing(X, train),
+        train_labels,
+        **_per_sample_params(fit_params, train, labels.shape[0]),
+    )
+    proba = model.predict_proba(_safe_indexing(X, test))
+    return class_columns(proba, model.classes_, n_classes)
+
+
+def out_of_fold_proba(estimator, X, labels, splits, n_classes, *, fit_params, n_jobs):
+    """Probabilities of every sample from a model that did not train on it.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        Cloned for each fold; fitted on integer labels.
+    X : array-like, sparse matrix or DataFrame of shape (n_samples, ...)
+        Samples; row-indexed with ``sklearn.utils._safe_indexing``.
+    labels : ndarray of int of shape (n_samples,)
+        Labels as class indices.
+    splits : list of (train, test) index arrays
+        Folds whose test parts partition the samples.
+    n_classes : int
+        Number of classes (columns of the result).
+    fit_params : dict
+        Passed to each fold's ``fit``; per-sample values are indexed.
+    n_jobs : int or None
+        Folds fitted in parallel.
+
+    Returns
+    -------
+    proba : ndarray of shape (n_samples, n_classes)
+    """
+    fold_probas = Parallel(n_jobs=n_jobs)(
+        delayed(_fold_proba)(estimator, X, labels, train, test, n_classes, fit_params)
+        for train, test in splits
+    )
+    dtype = np.result_type(*fold_probas)
+    proba = np.empty((labels.shape[0], n_classes), dtype=dtype)
+    covered = np.zeros(labels.shape[0], dtype=bool)
+    for (_, test), fold in zip(splits, fold_probas, strict=True):
+        proba[test] = fold
+        covered[test] = True
+    if not covered.all():
+        raise ValueError(
+            "The cross-validation folds must put every sample in a test fold once "
+            "(a partition, like KFold); use such a splitter for cv."
+        )
+    return proba

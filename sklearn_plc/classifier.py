@@ -1,0 +1,660 @@
+"""`PLCClassifier`: progressive label correction around any probabilistic classifier."""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn import get_config
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    MetaEstimatorMixin,
+    _fit_context,
+    clone,
+)
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold, check_cv
+from sklearn.utils import check_random_state, get_tags
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    process_routing,
+)
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
+from tqdm.auto import tqdm
+
+from ._corrector import LabelCorrector
+from ._out_of_fold import class_columns, out_of_fold_proba
+from .correction import SCHEDULES
+
+__all__ = ["PLCClassifier"]
+
+TERMINATION_CONDITIONS = ("converged", "max_iter")
+
+
+def _default_estimator():
+    return LogisticRegression(max_iter=1000)
+
+
+def _estimator_has(attr):
+    """For `available_if`: the fitted model has `attr`, or else the given one."""
+
+    def check(self):
+        if hasattr(self, "estimator_"):
+            return hasattr(self.estimator_, attr)
+        return hasattr(self._get_estimator(), attr)
+
+    return check
+
+
+def _missing_label_mask(y):
+    if y.dtype.kind == "f":
+        return np.isnan(y)
+    if y.dtype.kind == "O":
+        return np.frompyfunc(lambda v: v is None or v != v, 1, 1)(y).astype(bool)
+    return np.zeros(y.shape[0], dtype=bool)
+
+
+def _encode_labels(y):
+    """Validate the targets; return ``(classes, encoded labels)``."""
+    if y is None:
+        raise ValueError(
+            "PLCClassifier requires y to be passed, but the target y is None."
+        )
+    y = column_or_1d(y, warn=True)
+    missing = _missing_label_mask(y)
+    if missing.any():
+        where = np.flatnonzero(missing)
+        raise ValueError(
+            f"y has {where.size} missing labels (NaN or None), e.g. at positions "
+            f"{where[:5].tolist()}. PLC needs a label for every training sample: "
+            f"drop those rows of X and y before fitting."
+        )
+    check_classification_targets(y)
+    classes, encoded = np.unique(y, return_inverse=True)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"y contains {classes.shape[0]} class(es) {classes.tolist()!r}, and PLC "
+            "needs at least two classes to move labels between; a classifier "
+            "cannot be trained on one class. Pass data with two or more classes."
+        )
+    return classes, encoded.astype(np.intp, copy=False)
+
+
+def _sets_warm_start(estimator):
+    """Whether `estimator` (or a step of it) continues training on refit."""
+    return any(
+        value is True and (key == "warm_start" or key.endswith("__warm_start"))
+        for key, value in estimator.get_params(deep=True).items()
+    )
+
+
+def _seed_unset_random_states(estimator, rng):
+    """Give every ``random_state`` left at None in `estimator` a fixed seed."""
+    unset = {
+        key: rng.randint(np.iinfo(np.int32).max)
+        for key, value in sorted(estimator.get_params(deep=True).items())
+        if (key == "random_state" or key.endswith("__random_state")) and value is None
+    }
+    return estimator.set_params(**unset) if unset else estimator
+
+
+def _check_finite_proba(proba, round_index):
+    finite = np.isfinite(proba).all(axis=1)
+    if not finite.all():
+        raise ValueError(
+            f"The estimator's predict_proba returned NaN or infinite values for "
+            f"{np.count_nonzero(~finite)} samples in round {round_index}; PLC cannot "
+            f"compare label confidences on them. Fix the estimator's probabilities, "
+            f"e.g. scale the features, add regularisation, or impute missing values "
+            f"in a Pipeline before it."
+        )
+
+
+class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Progressive Label Correction (PLC) around a probabilistic classifier.
+
+    PLC (Zhang, Zheng, Wu, Goswami and Chen, ICLR 2021) trains a classifier on
+    noisy labels and repeatedly relabels the training samples on which the
+    model confidently disagrees with the given label: a sample with label ``y``
+    becomes ``argmax_j f_j(x)`` when ``f_y(x) / max_j f_j(x) < δ``. The
+    threshold ``δ`` starts strict (``theta``) so that only the most confident
+    disagreements are corrected, and is relaxed by ``beta`` each time a pass
+    corrects (almost) nothing, until it reaches ``theta_end``. A final model is
+    then trained on the corrected labels. It suits label noise that is
+    feature-dependent but rarer far from the class boundary (the paper's PMD
+    noise), as well as i.i.d. noise.
+
+    Parameters
+    ----------
+    estimator : estimator object, default=None
+        A classifier with ``fit`` and ``predict_proba``; cloned, never modified.
+        It is trained on integer-encoded labels (indices into ``classes_``).
+        ``None`` means ``LogisticRegression(max_iter=1000)``.
+
+    theta : float in (0, 1), default=0.3
+        Initial ratio threshold ``δ0``, the paper's ``exp(θ0)``: a label is
+        corrected when its probability is below ``theta`` times the top
+        probability. Smaller is stricter. The paper found accuracy moving less
+        than one point over 0.2–0.5.
+
+    beta : float > 0, default=0.1
+        Step by which the threshold is relaxed after a quiet pass (see
+        ``schedule``). The paper found 0.05–0.3 equally good.
+
+    theta_end : float in (0, 1], default=0.9
+        Largest threshold. Must be at least ``theta``.
+
+    schedule : {"additive", "multiplicative"}, default="additive"
+        ``"additive"``: ``δ ← min(δ + beta, theta_end)``, the rule of the
+        authors' scripts. ``"multiplicative"``: ``δ ← min(δ (1 + beta),
+        theta_end)``, the paper's Algorithm 1.
+
+    min_correction_rate : float in [0, 1), default=0.001
+        A pass that changes at most this fraction of the labels is quiet: it
+        relaxes the threshold and, at ``theta_end``, ends the run. ``0``
+        means "no label changed", as in Algorithm 1.
+
+    warm_up : int >= 0, default=0
+        Rounds of training before the first correction pass. Useful only
+        with an estimator that continues training on each fit (``warm_start``
+        set, with ``confidence="in_sample"``), where a round is a short
+        stretch of training; an estimator refit to convergence gives the same
+        model every round until labels change, so warm-up rounds are skipped
+        at no cost.
+
+    max_iter : int >= 1, default=30
+        Maximum number of rounds (correction passes).
+
+    confidence : {"auto", "in_sample", "cv"}, default="auto"
+        Where the probabilities ``f(x)`` of each round come from.
+
+        - ``"in_sample"``: fit on all samples, predict on the same samples.
+          Cheapest (one fit a round); fine for regularised models whose
+          training predictions are not memorised (linear models, shallow
+          boosting), useless for models that memorise their training labels
+          (deep trees, random forests, k-NN with one neighbour): they agree
+          with every label and correct nothing.
+        - ``"cv"``: out-of-fold probabilities from
+          :func:`~sklearn.model_selection.cross_val_predict` with ``cv``, each
+          sample predicted by a model that did not see its label; ``cv`` fits a
+          round, run in parallel with ``n_jobs``. The same folds are used in
+          every round.
+        - ``"auto"``: ``"cv"``, which is sound for every estimator. Choose
+          ``"in_sample"`` yourself for speed when the model does not memorise.
+
+    cv : int, cross-validation generator or iterable, default=5
+        Folds for ``confidence="cv"``. An int means
+        :class:`~sklearn.model_selection.StratifiedKFold` with shuffling
+        seeded by ``random_state``; it must not exceed the number of samples
+        of the smallest class.
+
+    window : int >= 1, default=1
+        Number of most recent models whose probabilities are averaged for
+        each pass, as the authors' scripts average the last epochs.
+
+    final_fit : bool, default=True
+        Whether to fit ``estimator_`` on the corrected labels after the loop.
+        With ``confidence="in_sample"`` the model of the last round is reused
+        when it was already trained on exactly the final labels. Set to False
+        when only ``labels_`` is needed (e.g. to train another model on them):
+        with ``"in_sample"``, ``estimator_`` is then the last round's model
+        (trained on the labels before the last pass); with ``"cv"`` no model
+        is kept and the prediction methods raise ``NotFittedError``.
+
+    n_jobs : int, default=None
+        Parallel jobs for the folds of ``confidence="cv"``. ``None`` means 1
+        unless in a :obj:`joblib.parallel_backend` context.
+
+    random_state : int, RandomState instance or None, default=None
+        Seeds the fold shuffling and every ``random_state`` of the estimator
+        (and its steps) that is left at None, so a fixed value makes
+        ``labels_`` reproducible. None leaves the estimator's own seeds as
+        they are.
+
+    verbose : int, default=0
+        If > 0, show a progress bar over rounds with the threshold and the
+        number of corrections.
+
+    Attributes
+    ----------
+    estimator_ : estimator object
+        The model fitted on the corrected labels (see ``final_fit``).
+
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen in ``y``, in the caller's label space.
+
+    labels_ : ndarray of shape (n_samples,)
+        The corrected training labels, in the caller's label space and dtype.
+
+    corrected_iter_ : ndarray of int of shape (n_samples,)
+        Round (index into ``history_``) of each sample's last change, -1 if its
+        label was never changed.
+
+    n_iter_ : int
+        Number of rounds run.
+
+    theta_ : float
+        The threshold after the last round.
+
+    history_ : list of dict
+        One dict per round with keys ``"round"``, ``"threshold"`` (used in the
+        pass), ``"n_corrected"`` (labels changed by the pass), ``"n_changed"``
+        (labels differing from ``y`` after the pass) and ``"refit"`` (whether
+        the round trained a new model; False when no label had changed since
+        the last fit, so the same probabilities were re-examined at the raised
+        threshold). ``pandas.DataFrame(history_)`` gives a table.
+
+    termination_condition_ : {"converged", "max_iter"}
+        ``"converged"``: a pass at ``theta_end`` was quiet (see
+        ``min_correction_rate``); ``"max_iter"``: ``max_iter`` rounds ran first.
+
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when X has string column names.
+
+    See Also
+    --------
+    sklearn_plc.correction.correct_labels : One correction pass on arrays.
+    sklearn.semi_supervised.SelfTrainingClassifier : Pseudo-labels unlabeled data.
+
+    References
+    ----------
+    Y. Zhang, S. Zheng, P. Wu, M. Goswami and C. Chen. "Learning with
+    feature-dependent label noise: a progressive approach." ICLR 2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn_plc import PLCClassifier
+    >>> X, y = make_classification(n_samples=300, random_state=0)
+    >>> y_noisy = y.copy()
+    >>> y_noisy[:30] = 1 - y_noisy[:30]
+    >>> plc = PLCClassifier(random_state=0).fit(X, y_noisy)
+    >>> bool((plc.labels_ == y).mean() > (y_noisy == y).mean())
+    True
+    >>> plc.termination_condition_
+    'converged'
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit"]), None],
+        "theta": [Interval(Real, 0, 1, closed="neither")],
+        "beta": [Interval(Real, 0, None, closed="neither")],
+        "theta_end": [Interval(Real, 0, 1, closed="right")],
+        "schedule": [StrOptions(set(SCHEDULES))],
+        "min_correction_rate": [Interval(Real, 0, 1, closed="left")],
+        "warm_up": [Interval(Integral, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "confidence": [StrOptions({"auto", "in_sample", "cv"})],
+        "cv": ["cv_object"],
+        "window": [Interval(Integral, 1, None, closed="left")],
+        "final_fit": ["boolean"],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        estimator=None,
+        *,
+        theta=0.3,
+        beta=0.1,
+        theta_end=0.9,
+        schedule="additive",
+        min_correction_rate=0.001,
+        warm_up=0,
+        max_iter=30,
+        confidence="auto",
+        cv=5,
+        window=1,
+        final_fit=True,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+    ):
+        self.estimator = estimator
+        self.theta = theta
+        self.beta = beta
+        self.theta_end = theta_end
+        self.schedule = schedule
+        self.min_correction_rate = min_correction_rate
+        self.warm_up = warm_up
+        self.max_iter = max_iter
+        self.confidence = confidence
+        self.cv = cv
+        self.window = window
+        self.final_fit = final_fit
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _get_estimator(self):
+        return _default_estimator() if self.estimator is None else self.estimator
+
+    def _resolve_confidence(self):
+        return "cv" if self.confidence == "auto" else self.confidence
+
+    def _check_params_against_data(self, estimator, classes, encoded):
+        if not hasattr(estimator, "predict_proba"):
+            raise ValueError(
+                f"The estimator {estimator!r} has no predict_proba; PLC compares "
+                "class probabilities to decide which labels to correct. Use a "
+                "classifier with predict_proba (e.g. SVC(probability=True)), or "
+                "wrap it in sklearn.calibration.CalibratedClassifierCV."
+            )
+        if self.theta_end < self.theta:
+            raise ValueError(
+                f"theta_end={self.theta_end} is smaller than theta={self.theta}; the "
+                "threshold only grows from theta to theta_end, so set theta_end >= "
+                "theta."
+            )
+        if self._resolve_confidence() == "cv":
+            n_splits = self.cv if isinstance(self.cv, Integral) else None
+            if isinstance(self.cv, StratifiedKFold):
+                n_splits = self.cv.get_n_splits()
+            counts = np.bincount(encoded, minlength=classes.shape[0])
+            smallest = int(counts.argmin())
+            if n_splits is not None and counts[smallest] < n_splits:
+                name = classes[smallest].tolist()
+                raise ValueError(
+                    f"cv={n_splits} folds, but the smallest class ({name!r}) has "
+                    f"only {counts[smallest]} samples; out-of-fold probabilities "
+                    f"need every class in every training fold. Use cv <= "
+                    f"{counts[smallest]}, or confidence='in_sample'."
+                )
+
+    def _make_splits(self, X, encoded, rng):
+        if isinstance(self.cv, Integral):
+            splitter = StratifiedKFold(
+                n_splits=self.cv, shuffle=True, random_state=rng.randint(2**31 - 1)
+            )
+        else:
+            splitter = check_cv(self.cv, encoded, classifier=True)
+        return list(splitter.split(X, encoded))
+
+    def _round_proba(self, model, X, labels, n_classes, splits, fit_params):
+        """Fit for one round; return probabilities with one column per class.
+
+        With ``splits`` the probabilities are out-of-fold (`model` is cloned per
+        fold and left unfitted); otherwise `model` is fitted on all samples and
+        predicts them.
+        """
+        if splits is not None:
+            return out_of_fold_proba(
+                model,
+                X,
+                labels,
+                splits,
+                n_classes,
+                fit_params=fit_params,
+                n_jobs=self.n_jobs,
+            )
+        model.fit(X, labels, **fit_params)
+        return class_columns(model.predict_proba(X), model.classes_, n_classes)
+
+    def _validate_X(self, X, *, reset):
+        """Check X as scikit-learn does; return what the estimator receives.
+
+        A DataFrame is passed on as it is (so column names and dtypes reach a
+        ColumnTransformer), sparse input as CSR (row-indexable for the folds),
+        anything else as the validated array.
+        """
+        checked = validate_data(
+            self,
+            X,
+            reset=reset,
+            accept_sparse="csr",
+            ensure_all_finite=False,
+            dtype=None,
+        )
+        return X if hasattr(X, "iloc") else checked
+
+    @_fit_context(
+        # PLCClassifier.estimator is not validated yet
+        prefer_skip_nested_validation=False
+    )
+    def fit(self, X, y, sample_weight=None, **fit_params):
+        """Correct the labels of `X` progressively, then fit the final model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data, passed to the estimator as given (a DataFrame stays a
+            DataFrame), so any input the estimator accepts works.
+
+        y : array-like of shape (n_samples,)
+            The given, possibly noisy, labels. Not modified.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights, passed to the estimator's ``fit`` in every round
+            (indexed per fold with ``confidence="cv"``) and in the final fit.
+
+        **fit_params : dict
+            Further parameters for the estimator's ``fit``, passed like
+            ``sample_weight``; for a Pipeline, name the step
+            (``logisticregression__sample_weight=w``). With
+            ``sklearn.set_config(enable_metadata_routing=True)``, ``sample_weight``
+            and these are routed instead, following the estimator's requests
+            (e.g. ``LogisticRegression().set_fit_request(sample_weight=True)``
+            inside a Pipeline).
+
+        Returns
+        -------
+        self : PLCClassifier
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If the estimator has no ``predict_proba``, y has missing labels or
+            fewer than two classes, X and y differ in length, ``theta_end <
+            theta``, ``cv`` exceeds the smallest class, or the estimator returns
+            non-finite probabilities.
+        """
+        estimator = self._get_estimator()
+        classes, encoded = _encode_labels(y)
+        X = self._validate_X(X, reset=True)
+        try:
+            check_consistent_length(X, encoded)
+        except ValueError as error:
+            raise ValueError(
+                f"X and y must have one label per row of X. {error}"
+            ) from error
+        self._check_params_against_data(estimator, classes, encoded)
+        if sample_weight is not None:
+            sample_weight = column_or_1d(sample_weight).astype(np.float64)
+            if sample_weight.shape[0] != encoded.shape[0]:
+                raise ValueError(
+                    f"sample_weight has {sample_weight.shape[0]} entries but y has "
+                    f"{encoded.shape[0]}; pass one weight per sample."
+                )
+            fit_params = {"sample_weight": sample_weight, **fit_params}
+        if get_config()["enable_metadata_routing"]:
+            fit_params = process_routing(self, "fit", **fit_params).estimator.fit
+
+        rng = check_random_state(self.random_state)
+        if self.random_state is not None:
+            estimator = _seed_unset_random_states(clone(estimator), rng)
+        confidence = self._resolve_confidence()
+        splits = self._make_splits(X, encoded, rng) if confidence == "cv" else None
+        continuing = confidence == "in_sample" and _sets_warm_start(estimator)
+
+        n_classes = classes.shape[0]
+        corrector = LabelCorrector(
+            encoded,
+            theta=self.theta,
+            beta=self.beta,
+            theta_end=self.theta_end,
+            schedule=self.schedule,
+            min_correction_rate=self.min_correction_rate,
+            warm_up=self.warm_up,
+            window=self.window,
+        )
+        model = clone(estimator)
+        fitted_labels = None  # the labels the latest probabilities were fitted on
+        self.termination_condition_ = "max_iter"
+        with tqdm(
+            total=self.max_iter, desc="PLC", unit="round", disable=not self.verbose
+        ) as progress:
+            for round_index in range(self.max_iter):
+                refit = (
+                    continuing
+                    or fitted_labels is None
+                    or not np.array_equal(fitted_labels, corrector.labels)
+                )
+                if refit:
+                    if not continuing:
+                        model = clone(estimator)
+                    proba = self._round_proba(
+                        model, X, corrector.labels, n_classes, splits, fit_params
+                    )
+                    _check_finite_proba(proba, round_index)
+                    corrector.add_proba(proba)
+                    fitted_labels = corrector.labels.copy()
+                corrector.run_round(refit=refit)
+                last = corrector.history[-1]
+                progress.set_postfix(
+                    theta=f"{last['threshold']:.3g}",
+                    corrected=last["n_corrected"],
+                    changed=last["n_changed"],
+                )
+                progress.update()
+                if corrector.converged:
+                    self.termination_condition_ = "converged"
+                    break
+
+        self.classes_ = classes
+        self.labels_ = classes[corrector.labels]
+        self.corrected_iter_ = corrector.corrected_iter
+        self.history_ = corrector.history
+        self.n_iter_ = corrector.n_rounds
+        self.theta_ = corrector.threshold
+
+        model_is_current = splits is None and np.array_equal(
+            fitted_labels, corrector.labels
+        )
+        if hasattr(self, "estimator_"):
+            del self.estimator_
+        if self.final_fit and not model_is_current:
+            final = model if continuing else clone(estimator)
+            self.estimator_ = final.fit(X, corrector.labels, **fit_params)
+        elif splits is None:
+            self.estimator_ = model
+        return self
+
+    def _check_model(self):
+        if not hasattr(self, "estimator_") and hasattr(self, "labels_"):
+            raise NotFittedError(
+                "This PLCClassifier was fitted with final_fit=False and out-of-fold "
+                "confidence, so it holds the corrected labels (labels_) but no "
+                "model. Refit with final_fit=True to predict."
+            )
+        check_is_fitted(self, "estimator_")
+
+    def _validate_for_predict(self, X):
+        self._check_model()
+        return self._validate_X(X, reset=False)
+
+    def predict(self, X):
+        """Predict classes with the model trained on the corrected labels.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted classes, in the label space of ``classes_``.
+        """
+        X = self._validate_for_predict(X)
+        encoded = np.asarray(self.estimator_.predict(X)).astype(np.intp, copy=False)
+        return self.classes_.take(encoded)
+
+    @available_if(_estimator_has("predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities, one column per class of ``classes_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Probabilities.
+        """
+        X = self._validate_for_predict(X)
+        proba = self.estimator_.predict_proba(X)
+        return class_columns(proba, self.estimator_.classes_, self.classes_.shape[0])
+
+    @available_if(_estimator_has("predict_log_proba"))
+    def predict_log_proba(self, X):
+        """Log of the class probabilities, one column per class of ``classes_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Log-probabilities.
+        """
+        X = self._validate_for_predict(X)
+        return self.estimator_.predict_log_proba(X)
+
+    @available_if(_estimator_has("decision_function"))
+    def decision_function(self, X):
+        """Decision function of the model trained on the corrected labels.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            As returned by ``estimator_.decision_function``, whose classes are
+            those of ``classes_`` (correction never empties a class).
+        """
+        X = self._validate_for_predict(X)
+        return self.estimator_.decision_function(X)
+
+    def get_metadata_routing(self):
+        """Get the metadata routing of this object.
+
+        Returns
+        -------
+        routing : MetadataRouter
+            ``fit`` metadata (e.g. ``sample_weight``) goes to the estimator's
+            ``fit`` in every round and in the final fit.
+        """
+        return MetadataRouter(owner=self).add(
+            estimator=self._get_estimator(),
+            method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        estimator_tags = get_tags(self._get_estimator())
+        tags.input_tags.sparse = estimator_tags.input_tags.sparse
+        tags.input_tags.allow_nan = estimator_tags.input_tags.allow_nan
+        return tags

@@ -1,0 +1,246 @@
+"""The label-correction rule of PLC and its threshold schedule, as pure functions.
+
+Every entry point of the library (the scikit-learn meta-estimator and the neural
+network path) calls these functions, so the rule lives in exactly one place.
+
+The multi-class rule (Zhang et al., 2021, "Generalizing to the multi-class
+scenario", with the "difference of logarithms" used in their experiments): a
+sample with current label ``y`` and predicted probabilities ``f(x)`` is relabelled
+to ``argmax_j f_j(x)`` when
+
+.. math::
+
+    \\frac{f_y(x)}{\\max_j f_j(x)} < \\delta
+    \\quad\\Longleftrightarrow\\quad
+    \\log \\max_j f_j(x) - \\log f_y(x) > -\\log \\delta ,
+
+with the threshold ``δ`` in (0, 1]. ``δ`` is the paper's ``exp(θ0)`` at the start
+and grows towards ``δ_end`` as the correction proceeds, so the rule starts with
+the most confident disagreements and is relaxed step by step.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+
+__all__ = ["confidence_ratio", "correct_labels", "is_quiet_pass", "next_threshold"]
+
+SCHEDULES = ("additive", "multiplicative")
+
+
+def _check_proba_and_labels(proba, labels):
+    proba = np.asarray(proba)
+    labels = np.asarray(labels)
+    if proba.ndim != 2:
+        raise ValueError(
+            f"proba must be a 2-D array of shape (n_samples, n_classes); got an "
+            f"array of shape {proba.shape}."
+        )
+    if labels.shape != (proba.shape[0],):
+        raise ValueError(
+            f"labels must be a 1-D array with one entry per row of proba "
+            f"({proba.shape[0]}); got shape {labels.shape}."
+        )
+    if labels.dtype.kind not in "iu":
+        raise ValueError(
+            f"labels must be integer class indices into the columns of proba; got "
+            f"dtype {labels.dtype}. Encode them first, e.g. with "
+            f"np.unique(y, return_inverse=True)."
+        )
+    if labels.size and (labels.min() < 0 or labels.max() >= proba.shape[1]):
+        raise ValueError(
+            f"labels must lie in [0, {proba.shape[1] - 1}] (one column of proba per "
+            f"class); got values in [{labels.min()}, {labels.max()}]."
+        )
+    return proba, labels
+
+
+def _label_and_top_proba(proba, labels):
+    """Return ``(f_y, f_max, argmax)``, the first two as float64 vectors."""
+    top_class = proba.argmax(axis=1)
+    rows = np.arange(proba.shape[0])
+    # Gather the two needed entries in the input dtype (exact), then compare in
+    # float64 so that float32 and float64 inputs holding the same values decide
+    # identically.
+    top_proba = proba[rows, top_class].astype(np.float64, copy=False)
+    label_proba = proba[rows, labels].astype(np.float64, copy=False)
+    return label_proba, top_proba, top_class
+
+
+def confidence_ratio(proba, labels):
+    """Ratio of the probability of the current label to the top probability.
+
+    Parameters
+    ----------
+    proba : array-like of shape (n_samples, n_classes)
+        Predicted class probabilities.
+    labels : array-like of int of shape (n_samples,)
+        Current labels, as column indices into ``proba``.
+
+    Returns
+    -------
+    ratio : ndarray of float64 of shape (n_samples,)
+        ``proba[i, labels[i]] / proba[i].max()``, in [0, 1]; 1 where the label is
+        the predicted class. A row of all zeros gives 1 (no evidence against the
+        label). A sample is corrected at threshold ``δ`` exactly when its ratio is
+        below ``δ``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_plc.correction import confidence_ratio
+    >>> confidence_ratio(np.array([[0.8, 0.2], [0.5, 0.5]]), np.array([1, 0]))
+    array([0.25, 1.  ])
+    """
+    proba, labels = _check_proba_and_labels(proba, labels)
+    label_proba, top_proba, _ = _label_and_top_proba(proba, labels)
+    ratio = np.ones_like(top_proba)
+    np.divide(label_proba, top_proba, out=ratio, where=top_proba > 0)
+    return ratio
+
+
+def correct_labels(proba, labels, threshold):
+    """Run one correction pass: relabel samples whose label is much less likely.
+
+    A sample is corrected when ``proba[i, labels[i]] < threshold * max_j
+    proba[i, j]``, i.e. when its :func:`confidence_ratio` is below ``threshold``;
+    its new label is ``argmax_j proba[i, j]``. The comparison is multiplied out, so
+    zero probabilities and ties need no division: a label tied with the top class
+    is never corrected, a label of probability zero is corrected whenever another
+    class has positive probability.
+
+    Parameters
+    ----------
+    proba : array-like of float of shape (n_samples, n_classes)
+        Predicted class probabilities (float32 or float64). Rows need not sum to 1;
+        only ratios within a row matter.
+    labels : array-like of int of shape (n_samples,)
+        Current labels, as column indices into ``proba``. Not modified.
+    threshold : float in (0, 1]
+        The ratio threshold ``δ``. Larger values correct more samples.
+
+    Returns
+    -------
+    new_labels : ndarray of shape (n_samples,)
+        The corrected labels, same dtype as ``labels``.
+    changed : ndarray of bool of shape (n_samples,)
+        Which samples were relabelled. Since ``δ <= 1``, every corrected sample
+        changes its label.
+
+    Raises
+    ------
+    ValueError
+        If the shapes disagree, ``labels`` are not valid column indices, or
+        ``threshold`` is outside (0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_plc.correction import correct_labels
+    >>> proba = np.array([[0.9, 0.1], [0.6, 0.4], [0.2, 0.8]])
+    >>> correct_labels(proba, np.array([1, 1, 1]), threshold=0.3)
+    (array([0, 1, 1]), array([ True, False, False]))
+    """
+    if not isinstance(threshold, Real) or not 0 < threshold <= 1:
+        raise ValueError(f"threshold must be a number in (0, 1]; got {threshold!r}.")
+    proba, labels = _check_proba_and_labels(proba, labels)
+    label_proba, top_proba, top_class = _label_and_top_proba(proba, labels)
+    changed = label_proba < float(threshold) * top_proba
+    new_labels = np.where(changed, top_class.astype(labels.dtype, copy=False), labels)
+    return new_labels, changed
+
+
+def is_quiet_pass(n_corrected, n_samples, min_correction_rate):
+    """Whether a pass changed few enough labels for the threshold to be relaxed.
+
+    Parameters
+    ----------
+    n_corrected : int
+        How many labels the pass changed.
+    n_samples : int
+        How many samples the pass examined.
+    min_correction_rate : float in [0, 1)
+        A pass is quiet when it changed at most ``min_correction_rate *
+        n_samples`` labels; ``0`` means "changed nothing" (Algorithm 1).
+
+    Returns
+    -------
+    quiet : bool
+
+    Examples
+    --------
+    >>> from sklearn_plc.correction import is_quiet_pass
+    >>> is_quiet_pass(1, 1000, 0.001), is_quiet_pass(2, 1000, 0.001)
+    (True, False)
+    """
+    return n_corrected <= min_correction_rate * n_samples
+
+
+def next_threshold(
+    threshold,
+    n_corrected,
+    n_samples,
+    *,
+    step,
+    end,
+    schedule="additive",
+    min_correction_rate=0.001,
+):
+    """Relax the threshold after a correction pass that changed few labels.
+
+    The threshold is raised only after a quiet pass (:func:`is_quiet_pass`: at
+    most ``min_correction_rate * n_samples`` labels changed, so the data has
+    settled at the current level); otherwise the next pass uses the same level.
+
+    Parameters
+    ----------
+    threshold : float
+        The threshold ``δ`` used in the pass.
+    n_corrected : int
+        How many labels the pass changed.
+    n_samples : int
+        How many samples the pass examined.
+    step : float > 0
+        The paper's ``β``.
+    end : float in (0, 1]
+        The largest threshold, ``δ_end``; the result never exceeds it.
+    schedule : {"additive", "multiplicative"}, default="additive"
+        ``"additive"``: ``δ ← min(δ + β, δ_end)``, the rule of the authors' public
+        scripts. ``"multiplicative"``: ``δ ← min(δ (1 + β), δ_end)``, Algorithm 1's
+        ``T ← min(T(1 + β), T_end)`` with ``T`` played by ``δ`` (both are the
+        quantity that grows as the rule is relaxed).
+    min_correction_rate : float in [0, 1), default=0.001
+        The fraction of samples below which a pass counts as quiet. The scripts
+        use 0.001; ``0`` reproduces Algorithm 1 (raise only after a pass that
+        changed no label).
+
+    Returns
+    -------
+    threshold : float
+        The threshold for the next pass.
+
+    Examples
+    --------
+    >>> from sklearn_plc.correction import next_threshold
+    >>> round(next_threshold(0.3, 0, 1000, step=0.1, end=0.9), 6)
+    0.4
+    >>> next_threshold(0.3, 50, 1000, step=0.1, end=0.9)  # too many: stay
+    0.3
+    >>> round(next_threshold(0.5, 0, 1000, step=0.1, end=0.9,
+    ...                      schedule="multiplicative"), 6)
+    0.55
+    """
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}; got {schedule!r}.")
+    if not isinstance(n_corrected, Integral) or n_corrected < 0:
+        raise ValueError(
+            f"n_corrected must be a non-negative int; got {n_corrected!r}."
+        )
+    if not is_quiet_pass(n_corrected, n_samples, min_correction_rate):
+        return threshold
+    if schedule == "additive":
+        raised = threshold + step
+    else:
+        raised = threshold * (1.0 + step)
+    # Rounding removes float drift, so that 0.3 + 6 * 0.1 reaches 0.9 exactly.
+    return min(round(raised, 12), end)
