@@ -1,0 +1,38 @@
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+from sklearn.linear_model import LogisticRegression
+
+
+@dataclass
+class NoisyBlobs:
+    X: np.ndarray
+    y_clean: np.ndarray
+    y_noisy: np.ndarray
+    margin: np.ndarray  # η_u − η_s of the clean posterior: 0 at the boundary
+
+
+def _pmd_like_blobs(n_samples, seed):
+    """Two Gaussian blobs whose labels flip more often near the class boundary.
+
+    The flip probability is the paper's Type-I profile τ = ½(1 − g²) on the clean
+    posterior's margin g, scaled to flip about a quarter of the labels.
+    """
+    rng = np.random.RandomState(seed)
+    X, y = make_blobs(
+        n_samples=n_samples, centers=[[-1.5, 0], [1.5, 0]], random_state=seed
+    )
+    posterior = LogisticRegression().fit(X, y).predict_proba(X)
+    margin = np.abs(posterior[:, 1] - posterior[:, 0])
+    flip_probability = 0.5 * (1 - margin**2)
+    flip_probability *= 0.25 / flip_probability.mean()
+    flipped = rng.uniform(size=n_samples) < np.minimum(flip_probability, 1)
+    y_noisy = np.where(flipped, 1 - y, y)
+    return NoisyBlobs(X, y, y_noisy, margin)
+
+
+@pytest.fixture
+def noisy_blobs():
+    return _pmd_like_blobs(600, seed=0)

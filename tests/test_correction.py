@@ -1,0 +1,175 @@
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from sklearn_plc.correction import (
+    confidence_ratio,
+    correct_labels,
+    is_quiet_pass,
+    next_threshold,
+)
+
+
+@st.composite
+def proba_and_labels(draw):
+    n_samples = draw(st.integers(1, 40))
+    n_classes = draw(st.integers(2, 6))
+    # float32-representable values, so that float32 and float64 copies are equal
+    proba = draw(
+        arrays(
+            np.float32,
+            (n_samples, n_classes),
+            elements=st.floats(0, 1, width=32),
+        )
+    )
+    labels = draw(arrays(np.intp, n_samples, elements=st.integers(0, n_classes - 1)))
+    return proba, labels
+
+
+thresholds = st.floats(0.01, 1.0)
+
+
+def test_corrects_a_label_whose_ratio_is_below_the_threshold_to_the_argmax():
+    proba = np.array([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6]])
+    new_labels, changed = correct_labels(proba, np.array([2, 1]), threshold=0.3)
+    # sample 0: 0.1 / 0.7 < 0.3 -> class 0; sample 1: 0.3 / 0.6 = 0.5 -> kept
+    np.testing.assert_array_equal(new_labels, [0, 1])
+    np.testing.assert_array_equal(changed, [True, False])
+
+
+def test_label_tied_with_the_top_class_is_never_corrected():
+    proba = np.array([[0.5, 0.5], [0.4, 0.4]])
+    _, changed = correct_labels(proba, np.array([1, 0]), threshold=1.0)
+    assert not changed.any()
+
+
+def test_zero_probabilities_raise_no_warning():
+    proba = np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        new_labels, changed = correct_labels(proba, np.array([1, 1, 1]), 0.3)
+        ratio = confidence_ratio(proba, np.array([1, 1, 1]))
+    np.testing.assert_array_equal(changed, [True, False, False])
+    np.testing.assert_array_equal(new_labels, [0, 1, 1])
+    np.testing.assert_array_equal(ratio, [0.0, 1.0, 1.0])
+
+
+def test_binary_rule_matches_the_papers_margin_form():
+    # For two classes, f_y / f_max < δ  <=>  f_max > 1 / (1 + δ).
+    f = np.linspace(0.5, 1.0, 100)  # avoids the boundary f = 0.8 itself
+    proba = np.column_stack([f, 1 - f])
+    _, changed = correct_labels(proba, np.ones(f.size, dtype=int), threshold=0.25)
+    np.testing.assert_array_equal(changed, f > 1 / 1.25)
+
+
+def test_labels_argument_is_not_modified():
+    labels = np.array([1, 1])
+    correct_labels(np.array([[0.9, 0.1], [0.9, 0.1]]), labels, 0.3)
+    np.testing.assert_array_equal(labels, [1, 1])
+
+
+def test_new_labels_keep_the_dtype_of_the_labels():
+    labels = np.array([1, 0], dtype=np.int32)
+    new_labels, _ = correct_labels(np.array([[0.9, 0.1], [0.9, 0.1]]), labels, 0.3)
+    assert new_labels.dtype == np.int32
+
+
+@given(proba_and_labels(), thresholds)
+@settings(max_examples=200, deadline=None)
+def test_only_samples_below_the_threshold_change_each_to_the_argmax(data, threshold):
+    proba, labels = data
+    new_labels, changed = correct_labels(proba, labels, threshold)
+    ratio = confidence_ratio(proba, labels)
+    # Away from the boundary (float rounding), the ratio decides.
+    assert changed[ratio < threshold - 1e-6].all()
+    assert not changed[ratio > threshold + 1e-6].any()
+    np.testing.assert_array_equal(new_labels[~changed], labels[~changed])
+    top = proba[changed].max(axis=1)
+    np.testing.assert_array_equal(proba[changed, new_labels[changed]], top)
+    assert (new_labels[changed] != labels[changed]).all()
+
+
+@given(proba_and_labels(), thresholds, thresholds)
+@settings(max_examples=200, deadline=None)
+def test_raising_the_threshold_never_uncorrects_a_sample(data, first, second):
+    proba, labels = data
+    low, high = sorted([first, second])
+    _, changed_low = correct_labels(proba, labels, low)
+    _, changed_high = correct_labels(proba, labels, high)
+    assert not (changed_low & ~changed_high).any()
+
+
+@given(proba_and_labels(), thresholds)
+@settings(max_examples=200, deadline=None)
+def test_float32_and_float64_give_the_same_corrections(data, threshold):
+    proba, labels = data
+    labels32, changed32 = correct_labels(proba, labels, threshold)
+    labels64, changed64 = correct_labels(proba.astype(np.float64), labels, threshold)
+    np.testing.assert_array_equal(changed32, changed64)
+    np.testing.assert_array_equal(labels32, labels64)
+
+
+@pytest.mark.parametrize("threshold", [0.0, -0.1, 1.5])
+def test_threshold_outside_zero_one_is_rejected(threshold):
+    with pytest.raises(ValueError, match=r"threshold must be a number in \(0, 1\]"):
+        correct_labels(np.array([[0.9, 0.1]]), np.array([0]), threshold)
+
+
+def test_labels_outside_the_class_range_are_rejected():
+    with pytest.raises(ValueError, match=r"labels must lie in \[0, 1\]"):
+        correct_labels(np.array([[0.9, 0.1]]), np.array([2]), 0.3)
+
+
+def test_non_integer_labels_are_rejected_with_the_fix():
+    with pytest.raises(ValueError, match="return_inverse"):
+        correct_labels(np.array([[0.9, 0.1]]), np.array(["a"]), 0.3)
+
+
+def test_labels_and_proba_of_different_lengths_are_rejected():
+    with pytest.raises(ValueError, match="one entry per row of proba"):
+        correct_labels(np.array([[0.9, 0.1]]), np.array([0, 1]), 0.3)
+
+
+def test_one_dimensional_proba_is_rejected():
+    with pytest.raises(ValueError, match="2-D array"):
+        correct_labels(np.array([0.9, 0.1]), np.array([0, 1]), 0.3)
+
+
+def test_quiet_pass_counts_up_to_the_rate():
+    assert is_quiet_pass(10, 10_000, 0.001)
+    assert not is_quiet_pass(11, 10_000, 0.001)
+    assert is_quiet_pass(0, 10, 0.0)
+    assert not is_quiet_pass(1, 10, 0.0)
+
+
+def test_additive_schedule_adds_beta_after_a_quiet_pass():
+    assert next_threshold(0.3, 0, 1000, step=0.1, end=0.9) == pytest.approx(0.4)
+
+
+def test_multiplicative_schedule_scales_by_one_plus_beta():
+    raised = next_threshold(0.4, 0, 1000, step=0.5, end=0.9, schedule="multiplicative")
+    assert raised == pytest.approx(0.6)
+
+
+def test_threshold_stays_after_a_busy_pass():
+    assert next_threshold(0.3, 2, 1000, step=0.1, end=0.9) == 0.3
+
+
+def test_threshold_is_capped_at_the_end():
+    assert next_threshold(0.85, 0, 1000, step=0.1, end=0.9) == 0.9
+
+
+def test_repeated_additive_steps_reach_the_end_exactly():
+    threshold = 0.3
+    for _ in range(6):
+        threshold = next_threshold(threshold, 0, 10, step=0.1, end=0.9)
+    assert threshold == 0.9
+
+
+def test_unknown_schedule_is_rejected():
+    with pytest.raises(ValueError, match="schedule must be one of"):
+        next_threshold(0.3, 0, 10, step=0.1, end=0.9, schedule="cosine")

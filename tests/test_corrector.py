@@ -1,0 +1,66 @@
+import numpy as np
+
+from sklearn_plc._corrector import LabelCorrector
+
+
+def make_corrector(labels, **overrides):
+    params = dict(
+        theta=0.3,
+        beta=0.1,
+        theta_end=0.9,
+        schedule="additive",
+        min_correction_rate=0.0,
+        warm_up=0,
+        window=1,
+    )
+    params.update(overrides)
+    return LabelCorrector(np.asarray(labels), **params)
+
+
+CONFIDENT_CLASS_0 = np.array([[0.95, 0.05], [0.95, 0.05], [0.05, 0.95]])
+
+
+def test_warm_up_rounds_change_nothing_and_keep_the_threshold():
+    corrector = make_corrector([1, 0, 1], warm_up=2)
+    for _ in range(2):
+        corrector.add_proba(CONFIDENT_CLASS_0)
+        corrector.run_round()
+    assert [r["n_corrected"] for r in corrector.history] == [0, 0]
+    assert corrector.threshold == 0.3
+    corrector.run_round()
+    np.testing.assert_array_equal(corrector.labels, [0, 0, 1])
+    np.testing.assert_array_equal(corrector.corrected_iter, [2, -1, -1])
+
+
+def test_window_averages_the_recorded_probabilities():
+    corrector = make_corrector([1, 0], window=2)
+    corrector.add_proba(np.array([[0.9, 0.1], [0.5, 0.5]]))
+    corrector.add_proba(np.array([[0.7, 0.3], [0.1, 0.9]]))
+    corrector.add_proba(np.array([[0.5, 0.5], [0.3, 0.7]]))
+    np.testing.assert_allclose(corrector.averaged_proba(), [[0.6, 0.4], [0.2, 0.8]])
+
+
+def test_a_pass_that_would_empty_a_class_leaves_that_class_alone():
+    corrector = make_corrector([1, 1, 0])
+    corrector.add_proba(np.array([[0.9, 0.1], [0.9, 0.1], [0.9, 0.1]]))
+    changed = corrector.run_round()
+    np.testing.assert_array_equal(corrector.labels, [1, 1, 0])
+    assert not changed.any()
+
+
+def test_converges_after_a_quiet_pass_at_the_end_threshold():
+    corrector = make_corrector([0, 1], theta=0.8, beta=0.1)
+    corrector.add_proba(np.array([[0.9, 0.1], [0.1, 0.9]]))
+    corrector.run_round()
+    assert not corrector.converged and corrector.threshold == 0.9
+    corrector.run_round()
+    assert corrector.converged
+
+
+def test_initial_labels_are_copied():
+    labels = np.array([1, 0, 1])
+    corrector = make_corrector(labels)
+    corrector.add_proba(CONFIDENT_CLASS_0)
+    corrector.run_round()
+    np.testing.assert_array_equal(labels, [1, 0, 1])
+    assert corrector.history[-1]["n_changed"] == 1
