@@ -2,9 +2,11 @@
 
 The main entry point is :class:`PLCClassifier`, a scikit-learn meta-estimator that
 wraps any classifier with ``predict_proba``. The correction rule and its schedule
-are plain functions in :mod:`sklearn_plc.correction`.
+are plain functions in :mod:`sklearn_plc.correction`; label-noise injectors live in
+:mod:`sklearn_plc.noise`.
 """
 
+from . import noise
 from ._version import __version__
 from .classifier import PLCClassifier
 from .correction import confidence_ratio, correct_labels, next_threshold
@@ -15,4 +17,5 @@ __all__ = [
     "confidence_ratio",
     "correct_labels",
     "next_threshold",
+    "noise",
 ]

@@ -78,6 +78,12 @@ def _encode_labels(y):
             f"{where[:5].tolist()}. PLC needs a label for every training sample: "
             f"drop those rows of X and y before fitting."
         )
+    if y.dtype.kind == "f" and np.isinf(y).any():
+        where = np.flatnonzero(np.isinf(y))
+        raise ValueError(
+            f"y has {where.size} infinite labels, e.g. at positions "
+            f"{where[:5].tolist()}; labels must be class names or integers."
+        )
     check_classification_targets(y)
     classes, encoded = np.unique(y, return_inverse=True)
     if classes.shape[0] < 2:

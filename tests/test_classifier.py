@@ -338,6 +338,13 @@ def test_nan_labels_are_rejected(noisy_blobs):
         PLCClassifier().fit(noisy_blobs.X, y)
 
 
+def test_infinite_labels_are_rejected(noisy_blobs):
+    y = noisy_blobs.y_noisy.astype(float)
+    y[4] = np.inf
+    with pytest.raises(ValueError, match=r"1 infinite labels, .* positions \[4\]"):
+        PLCClassifier().fit(noisy_blobs.X, y)
+
+
 def test_none_labels_are_rejected(noisy_blobs):
     y = np.array(["a", "b"], dtype=object)[noisy_blobs.y_noisy]
     y[5] = None
