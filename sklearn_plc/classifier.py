@@ -37,8 +37,6 @@ from .correction import SCHEDULES
 
 __all__ = ["PLCClassifier"]
 
-TERMINATION_CONDITIONS = ("converged", "max_iter")
-
 
 def _default_estimator():
     return LogisticRegression(max_iter=1000)
@@ -498,7 +496,47 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         splits = self._make_splits(X, encoded, rng) if confidence == "cv" else None
         continuing = confidence == "in_sample" and _sets_warm_start(estimator)
 
-        n_classes = classes.shape[0]
+        corrector, model, fitted_labels = self._correct(
+            estimator, X, encoded, classes.shape[0], splits, fit_params, continuing
+        )
+        self.termination_condition_ = "converged" if corrector.converged else "max_iter"
+        self.classes_ = classes
+        self.labels_ = classes[corrector.labels]
+        self.corrected_iter_ = corrector.corrected_iter
+        self.history_ = corrector.history
+        self.n_iter_ = corrector.n_rounds
+        self.theta_ = corrector.threshold
+
+        model_is_current = splits is None and np.array_equal(
+            fitted_labels, corrector.labels
+        )
+        if hasattr(self, "estimator_"):
+            del self.estimator_
+        if self.final_fit and not model_is_current:
+            final = model if continuing else clone(estimator)
+            self.estimator_ = final.fit(X, corrector.labels, **fit_params)
+        elif splits is None:
+            self.estimator_ = model
+        return self
+
+    def _correct(
+        self, estimator, X, encoded, n_classes, splits, fit_params, continuing
+    ):
+        """The correction loop: one model (or set of fold models) per round.
+
+        A round refits only when the labels changed since the last fit (or the
+        estimator continues training on each fit); otherwise the previous
+        probabilities are examined again at the raised threshold, which is what
+        a refit of a deterministic estimator on the same labels would give.
+
+        Returns
+        -------
+        corrector : LabelCorrector
+        model : estimator
+            The last in-sample model (unfitted with out-of-fold confidence).
+        fitted_labels : ndarray
+            The labels that `model`'s (or the folds') last fit was given.
+        """
         corrector = LabelCorrector(
             encoded,
             theta=self.theta,
@@ -510,8 +548,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             window=self.window,
         )
         model = clone(estimator)
-        fitted_labels = None  # the labels the latest probabilities were fitted on
-        self.termination_condition_ = "max_iter"
+        fitted_labels = None
         with tqdm(
             total=self.max_iter, desc="PLC", unit="round", disable=not self.verbose
         ) as progress:
@@ -539,27 +576,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 )
                 progress.update()
                 if corrector.converged:
-                    self.termination_condition_ = "converged"
                     break
-
-        self.classes_ = classes
-        self.labels_ = classes[corrector.labels]
-        self.corrected_iter_ = corrector.corrected_iter
-        self.history_ = corrector.history
-        self.n_iter_ = corrector.n_rounds
-        self.theta_ = corrector.threshold
-
-        model_is_current = splits is None and np.array_equal(
-            fitted_labels, corrector.labels
-        )
-        if hasattr(self, "estimator_"):
-            del self.estimator_
-        if self.final_fit and not model_is_current:
-            final = model if continuing else clone(estimator)
-            self.estimator_ = final.fit(X, corrector.labels, **fit_params)
-        elif splits is None:
-            self.estimator_ = model
-        return self
+        return corrector, model, fitted_labels
 
     def _check_model(self):
         if not hasattr(self, "estimator_") and hasattr(self, "labels_"):
