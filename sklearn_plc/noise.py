@@ -28,7 +28,6 @@ with it) is never flipped, and counts as clean in the noise level.
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.optimize import brentq
 from sklearn.base import BaseEstimator, _fit_context, clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, check_cv, cross_val_predict
@@ -169,11 +168,17 @@ def _top_two(proba):
 
 
 def _solve_scale(tau, noise_level, n_samples):
-    """The ``c`` with ``Σ min(1, c τ) = noise_level · n_samples``."""
+    """The ``c`` with ``Σ min(1, c τ) = noise_level · n_samples``, exactly.
+
+    With ``τ`` sorted in decreasing order and the first ``j`` samples saturated
+    (``c τ_i >= 1``), the sum is ``j + c · Σ_{i >= j} τ_i``, so
+    ``c_j = (target − j) / Σ_{i >= j} τ_i``; the answer is the first ``j`` whose
+    largest unsaturated ``τ_j`` stays below saturation (``c_j τ_j <= 1``).
+    """
     target = noise_level * n_samples
-    positive = tau[tau > 0]
     if target == 0:
         return 0.0
+    positive = np.sort(tau[tau > 0])[::-1]
     if positive.shape[0] < target:
         raise ValueError(
             f"noise_level={noise_level} is not reachable with PMD noise on this "
@@ -182,15 +187,14 @@ def _solve_scale(tau, noise_level, n_samples):
             f"τ > 0). Use a lower noise_level, or a less confident posterior (e.g. "
             f"out-of-fold predictions)."
         )
-    if positive.shape[0] == target:
-        return 1.0 / positive.min()
-    high = 1.0 / positive.min()
-    return brentq(
-        lambda c: np.minimum(1.0, c * positive).sum() - target,
-        0.0,
-        high,
-        xtol=1e-12 * high,
-    )
+    saturated = np.arange(positive.shape[0])
+    rest = np.cumsum(positive[::-1])[::-1]  # Σ_{i >= j} τ_i
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = (target - saturated) / rest
+    consistent = (target - saturated > 0) & (scale * positive <= 1.0)
+    if not consistent.any():  # every positive τ saturates exactly
+        return 1.0 / positive[-1]
+    return float(scale[np.argmax(consistent)])
 
 
 def pmd_flip_probability(labels, proba, *, noise_type, noise_level):

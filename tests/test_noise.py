@@ -142,6 +142,16 @@ def test_pmd_flip_probability_is_the_scaled_tau(posterior, noise_type):
     assert noise.flip_probability_.mean() == pytest.approx(0.35, rel=1e-6)
 
 
+def test_pmd_level_is_exact_on_a_sharp_posterior():
+    # Regression: margins near 1 give τ near 1e-13; the scale must still be solved
+    # exactly (a root-finder's tolerance tied to 1 / min τ overshot to 50%).
+    proba = softmax_posterior(N_LARGE, 10, seed=2, scale=12.0)
+    proba[:100] = np.eye(10)[proba[:100].argmax(axis=1)] * (1 - 9e-14) + 1e-14
+    noise = PMDNoise("I", 0.35, random_state=0)
+    noise.corrupt(proba.argmax(axis=1), proba)
+    assert noise.flip_probability_.mean() == pytest.approx(0.35, rel=1e-9)
+
+
 def test_pmd_works_for_two_classes():
     proba = softmax_posterior(N_LARGE, 2, seed=1)
     y = proba.argmax(axis=1)
