@@ -23,6 +23,11 @@ class LabelCorrector:
         The given (noisy) labels as class indices. Copied, never modified.
     theta, beta, theta_end, schedule, min_correction_rate, warm_up, window
         As in :class:`~sklearn_plc.PLCClassifier`.
+    to_numpy : callable, default=numpy.asarray
+        Turns the averaged probabilities into a NumPy array for the pass. The
+        recorded probabilities may be any array type supporting ``+`` and ``/``
+        (e.g. torch tensors on a GPU): they are averaged where they live and
+        only the average is converted, once per pass.
 
     Attributes
     ----------
@@ -55,7 +60,9 @@ class LabelCorrector:
         min_correction_rate,
         warm_up,
         window,
+        to_numpy=np.asarray,
     ):
+        self.to_numpy = to_numpy
         self.initial_labels = np.array(labels, copy=True)
         self.labels = self.initial_labels.copy()
         self.threshold = float(theta)
@@ -90,6 +97,11 @@ class LabelCorrector:
         """How many rounds have been run."""
         return len(self.history)
 
+    @property
+    def recorded(self):
+        """The probabilities in the current window, oldest first."""
+        return tuple(self._window)
+
     def add_proba(self, proba):
         """Record the probabilities of a new model (one fit or one epoch)."""
         self._window.append(proba)
@@ -100,9 +112,9 @@ class LabelCorrector:
             raise RuntimeError("add_proba must be called before the first round.")
         if len(self._window) == 1:
             return self._window[0]
-        total = self._window[0].astype(np.float64, copy=True)
+        total = self._window[0]
         for proba in list(self._window)[1:]:
-            total += proba
+            total = total + proba
         return total / len(self._window)
 
     def run_round(self, *, refit=True):
@@ -127,7 +139,7 @@ class LabelCorrector:
             changed = np.zeros(n_samples, dtype=bool)
         else:
             new_labels, changed = correct_labels(
-                self.averaged_proba(), self.labels, threshold
+                self.to_numpy(self.averaged_proba()), self.labels, threshold
             )
             self._keep_every_class(new_labels, changed)
             self.labels = new_labels

@@ -1,5 +1,6 @@
 """`PLCClassifier`: progressive label correction around any probabilistic classifier."""
 
+import sys
 from numbers import Integral, Real
 
 import numpy as np
@@ -38,8 +39,18 @@ from .correction import SCHEDULES
 __all__ = ["PLCClassifier"]
 
 
+NET_CONFIDENCES = ("training_pass", "eval_pass")
+NET_WARM_UP_FRACTION = 1 / 3
+
+
 def _default_estimator():
     return LogisticRegression(max_iter=1000)
+
+
+def _is_skorch_net(estimator):
+    """Whether `estimator` is a skorch net; never imports torch or skorch."""
+    skorch = sys.modules.get("skorch")  # a net can only exist once skorch is loaded
+    return skorch is not None and isinstance(estimator, skorch.NeuralNet)
 
 
 def _estimator_has(attr):
@@ -142,7 +153,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     estimator : estimator object, default=None
         A classifier with ``fit`` and ``predict_proba``; cloned, never modified.
         It is trained on integer-encoded labels (indices into ``classes_``).
-        ``None`` means ``LogisticRegression(max_iter=1000)``.
+        ``None`` means ``LogisticRegression(max_iter=1000)``. A skorch
+        ``NeuralNetClassifier`` is run once for its ``max_epochs``, with a
+        correction pass after every epoch (see ``confidence``); its module
+        must return logits with ``criterion=torch.nn.CrossEntropyLoss``, or
+        probabilities with the default ``NLLLoss``.
 
     theta : float in (0, 1), default=0.3
         Initial ratio threshold ``δ0``, the paper's ``exp(θ0)``: a label is
@@ -167,18 +182,22 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         relaxes the threshold and, at ``theta_end``, ends the run. ``0``
         means "no label changed", as in Algorithm 1.
 
-    warm_up : int >= 0, default=0
-        Rounds of training before the first correction pass. Useful only
-        with an estimator that continues training on each fit (``warm_start``
-        set, with ``confidence="in_sample"``), where a round is a short
-        stretch of training; an estimator refit to convergence gives the same
-        model every round until labels change, so warm-up rounds are skipped
-        at no cost.
+    warm_up : int >= 0 or "auto", default="auto"
+        Rounds (epochs, for a skorch net) of training before the first
+        correction pass. ``"auto"``: 0 for scikit-learn estimators, a third of
+        ``max_epochs`` for a net. With a scikit-learn estimator it matters
+        only if it continues training on each fit (``warm_start`` set, with
+        ``confidence="in_sample"``), where a round is a short stretch of
+        training; an estimator refit to convergence gives the same model every
+        round until labels change, so warm-up rounds are skipped at no cost.
 
     max_iter : int >= 1, default=30
-        Maximum number of rounds (correction passes).
+        Maximum number of rounds (correction passes). Not used for a skorch
+        net with ``"training_pass"`` or ``"eval_pass"`` confidence, which runs
+        one pass per epoch for the net's ``max_epochs``.
 
-    confidence : {"auto", "in_sample", "cv"}, default="auto"
+    confidence : {"auto", "in_sample", "cv", "training_pass", "eval_pass"}, \
+            default="auto"
         Where the probabilities ``f(x)`` of each round come from.
 
         - ``"in_sample"``: fit on all samples, predict on the same samples.
@@ -192,8 +211,16 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
           sample predicted by a model that did not see its label; ``cv`` fits a
           round, run in parallel with ``n_jobs``. The same folds are used in
           every round.
-        - ``"auto"``: ``"cv"``, which is sound for every estimator. Choose
-          ``"in_sample"`` yourself for speed when the model does not memorise.
+        - ``"training_pass"`` (skorch nets only): the net's outputs recorded
+          during each epoch's training forward passes, so correction costs no
+          extra pass; one training run in all. See
+          :class:`sklearn_plc.skorch.PLCCallback`.
+        - ``"eval_pass"`` (skorch nets only): ``predict_proba`` on the
+          training samples at the end of each epoch that feeds a pass (eval
+          mode, one extra inference pass per such epoch).
+        - ``"auto"``: ``"training_pass"`` for a skorch net, else ``"cv"``,
+          which is sound for every estimator. Choose ``"in_sample"`` yourself
+          for speed when the model does not memorise.
 
     cv : int, cross-validation generator or iterable, default=5
         Folds for ``confidence="cv"``. An int means
@@ -201,12 +228,15 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         seeded by ``random_state``; it must not exceed the number of samples
         of the smallest class.
 
-    window : int >= 1, default=1
-        Number of most recent models whose probabilities are averaged for
-        each pass, as the authors' scripts average the last epochs.
+    window : int >= 1 or "auto", default="auto"
+        Number of most recent models (epochs, for a net) whose probabilities
+        are averaged for each pass, as the authors' scripts average the last
+        epochs. ``"auto"``: 1 for scikit-learn estimators, 5 for a net.
 
     final_fit : bool, default=True
         Whether to fit ``estimator_`` on the corrected labels after the loop.
+        Not used for a net with per-epoch correction: its one training run
+        already ends on the corrected labels.
         With ``confidence="in_sample"`` the model of the last round is reused
         when it was already trained on exactly the final labels. Set to False
         when only ``labels_`` is needed (e.g. to train another model on them):
@@ -244,7 +274,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         label was never changed.
 
     n_iter_ : int
-        Number of rounds run.
+        Number of rounds run (epochs, for a net with per-epoch correction).
 
     theta_ : float
         The threshold after the last round.
@@ -257,12 +287,19 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         the last fit, so the same probabilities were re-examined at the raised
         threshold). ``pandas.DataFrame(history_)`` gives a table.
 
-    termination_condition_ : {"converged", "max_iter"}
+    termination_condition_ : {"converged", "max_iter", "max_epochs"}
         ``"converged"``: a pass at ``theta_end`` was quiet (see
-        ``min_correction_rate``); ``"max_iter"``: ``max_iter`` rounds ran first.
+        ``min_correction_rate``); ``"max_iter"``: ``max_iter`` rounds ran first;
+        ``"max_epochs"``: a net's training ended before such a pass.
+
+    recorded_bytes_ : int
+        For a net with per-epoch correction only: the largest memory held by
+        the recorded outputs (``window × n_train × n_classes`` floats, on the
+        net's device).
 
     n_features_in_ : int
-        Number of features seen during fit.
+        Number of features seen during fit (not set for a skorch net, whose
+        inputs may be images, dicts or a ``SliceDataset``).
 
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of features seen during fit, when X has string column names.
@@ -299,11 +336,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         "theta_end": [Interval(Real, 0, 1, closed="right")],
         "schedule": [StrOptions(set(SCHEDULES))],
         "min_correction_rate": [Interval(Real, 0, 1, closed="left")],
-        "warm_up": [Interval(Integral, 0, None, closed="left")],
+        "warm_up": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"})],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "confidence": [StrOptions({"auto", "in_sample", "cv"})],
+        "confidence": [StrOptions({"auto", "in_sample", "cv", *NET_CONFIDENCES})],
         "cv": ["cv_object"],
-        "window": [Interval(Integral, 1, None, closed="left")],
+        "window": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "final_fit": ["boolean"],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
@@ -319,11 +356,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         theta_end=0.9,
         schedule="additive",
         min_correction_rate=0.001,
-        warm_up=0,
+        warm_up="auto",
         max_iter=30,
         confidence="auto",
         cv=5,
-        window=1,
+        window="auto",
         final_fit=True,
         n_jobs=None,
         random_state=None,
@@ -349,7 +386,21 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return _default_estimator() if self.estimator is None else self.estimator
 
     def _resolve_confidence(self):
-        return "cv" if self.confidence == "auto" else self.confidence
+        if self.confidence != "auto":
+            return self.confidence
+        return "training_pass" if _is_skorch_net(self._get_estimator()) else "cv"
+
+    def _resolve_warm_up(self, net=None):
+        if self.warm_up != "auto":
+            return self.warm_up
+        if net is None:
+            return 0
+        return max(1, round(net.max_epochs * NET_WARM_UP_FRACTION))
+
+    def _resolve_window(self, net=None):
+        if self.window != "auto":
+            return self.window
+        return 1 if net is None else 5
 
     def _check_params_against_data(self, estimator, classes, encoded):
         if not hasattr(estimator, "predict_proba"):
@@ -359,13 +410,21 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "classifier with predict_proba (e.g. SVC(probability=True)), or "
                 "wrap it in sklearn.calibration.CalibratedClassifierCV."
             )
+        confidence = self._resolve_confidence()
+        if confidence in NET_CONFIDENCES and not _is_skorch_net(estimator):
+            raise ValueError(
+                f"confidence={confidence!r} records a neural network's outputs during "
+                f"its training, so it needs a skorch NeuralNet; "
+                f"{type(estimator).__name__} is not one. Use confidence='cv' or "
+                f"'in_sample'."
+            )
         if self.theta_end < self.theta:
             raise ValueError(
                 f"theta_end={self.theta_end} is smaller than theta={self.theta}; the "
                 "threshold only grows from theta to theta_end, so set theta_end >= "
                 "theta."
             )
-        if self._resolve_confidence() == "cv":
+        if confidence == "cv":
             n_splits = self.cv if isinstance(self.cv, Integral) else None
             if isinstance(self.cv, StratifiedKFold):
                 n_splits = self.cv.get_n_splits()
@@ -437,7 +496,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data, passed to the estimator as given (a DataFrame stays a
-            DataFrame), so any input the estimator accepts works.
+            DataFrame), so any input the estimator accepts works. For a skorch
+            net: a float32 array of any shape (e.g. images ``(n, C, H, W)``), a
+            dict of arrays, or a ``skorch.helper.SliceDataset`` over a torch
+            Dataset; not a torch Dataset that holds its own targets, since PLC
+            must change the labels.
 
         y : array-like of shape (n_samples,)
             The given, possibly noisy, labels. Not modified.
@@ -470,6 +533,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         estimator = self._get_estimator()
         classes, encoded = _encode_labels(y)
+        if self._resolve_confidence() in NET_CONFIDENCES:
+            self._check_params_against_data(estimator, classes, encoded)
+            return self._fit_net(
+                estimator, X, classes, encoded, sample_weight, fit_params
+            )
         X = self._validate_X(X, reset=True)
         try:
             check_consistent_length(X, encoded)
@@ -544,8 +612,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             theta_end=self.theta_end,
             schedule=self.schedule,
             min_correction_rate=self.min_correction_rate,
-            warm_up=self.warm_up,
-            window=self.window,
+            warm_up=self._resolve_warm_up(),
+            window=self._resolve_window(),
         )
         model = clone(estimator)
         fitted_labels = None
@@ -579,6 +647,65 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                     break
         return corrector, model, fitted_labels
 
+    def _fit_net(self, net, X, classes, encoded, sample_weight, fit_params):
+        """PLC inside one training run of a skorch net (see :class:`PLCCallback`)."""
+        import torch
+
+        from .skorch import PLCCallback, check_supported_input
+
+        check_supported_input(X)
+        if sample_weight is not None:
+            raise ValueError(
+                "sample_weight is not supported for skorch nets, whose fit passes "
+                "extra arguments to the module's forward; weight the loss in the "
+                "module or criterion instead."
+            )
+        try:
+            check_consistent_length(X, encoded)
+        except (TypeError, ValueError) as error:
+            raise ValueError(
+                f"X and y must have one label per sample. {error}"
+            ) from error
+        callback = PLCCallback(
+            theta=self.theta,
+            beta=self.beta,
+            theta_end=self.theta_end,
+            schedule=self.schedule,
+            min_correction_rate=self.min_correction_rate,
+            warm_up=self._resolve_warm_up(net),
+            window=self._resolve_window(net),
+            proba_source=self._resolve_confidence(),
+        )
+        net = clone(net)
+        existing = net.callbacks if isinstance(net.callbacks, list) else []
+        net.set_params(callbacks=[*existing, ("plc", callback)])
+        labels = encoded.astype(np.int64)  # the net trains on (and PLC edits) a copy
+        if self.random_state is None:
+            net.fit(X, labels, **fit_params)
+        else:
+            seed = check_random_state(self.random_state).randint(2**31 - 1)
+            with torch.random.fork_rng():  # seeds torch without touching its state
+                torch.manual_seed(seed)
+                net.fit(X, labels, **fit_params)
+
+        callback = dict(net.callbacks_)["plc"]
+        corrector, positions = callback.corrector_, callback.training_positions_
+        corrected = encoded.copy()
+        corrected[positions] = corrector.labels
+        self.corrected_iter_ = np.full(encoded.shape[0], -1, dtype=np.intp)
+        self.corrected_iter_[positions] = corrector.corrected_iter
+        self.classes_ = classes
+        self.labels_ = classes[corrected]
+        self.history_ = corrector.history
+        self.n_iter_ = corrector.n_rounds
+        self.theta_ = corrector.threshold
+        self.termination_condition_ = (
+            "converged" if corrector.converged else "max_epochs"
+        )
+        self.recorded_bytes_ = callback.recorded_bytes_
+        self.estimator_ = net
+        return self
+
     def _check_model(self):
         if not hasattr(self, "estimator_") and hasattr(self, "labels_"):
             raise NotFittedError(
@@ -590,6 +717,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _validate_for_predict(self, X):
         self._check_model()
+        if _is_skorch_net(self.estimator_):
+            return X  # images, dicts, SliceDatasets: the net validates its input
         return self._validate_X(X, reset=False)
 
     def predict(self, X):

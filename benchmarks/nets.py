@@ -1,0 +1,66 @@
+"""Small torch modules and offline image-like data for the benchmarks and tests."""
+
+import numpy as np
+from torch import nn
+
+
+class Conv1DNet(nn.Module):
+    """A small 1-D CNN for mnist1d (inputs of shape (n, length), float32)."""
+
+    def __init__(self, n_classes=10, channels=32):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv1d(1, channels, 5, padding=2),
+            nn.ReLU(),
+            nn.Conv1d(channels, channels, 3, stride=2, padding=1),
+            nn.ReLU(),
+            nn.Conv1d(channels, channels, 3, stride=2, padding=1),
+            nn.ReLU(),
+            nn.AdaptiveAvgPool1d(4),
+            nn.Flatten(),
+        )
+        self.classify = nn.Linear(4 * channels, n_classes)
+
+    def forward(self, X):
+        return self.classify(self.features(X.unsqueeze(1)))
+
+
+class Conv2DNet(nn.Module):
+    """A small 2-D CNN for 8×8 digit images (inputs of shape (n, 1, 8, 8))."""
+
+    def __init__(self, n_classes=10, channels=16):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(1, channels, 3, padding=1),
+            nn.ReLU(),
+            nn.Conv2d(channels, 2 * channels, 3, stride=2, padding=1),
+            nn.ReLU(),
+            nn.Flatten(),
+        )
+        self.classify = nn.Linear(2 * channels * 16, n_classes)
+
+    def forward(self, X):
+        return self.classify(self.features(X))
+
+
+def make_mnist1d(n_samples=10_000, seed=0):
+    """mnist1d built locally (never downloaded): ``X_train, X_test, y_train, y_test``.
+
+    mnist1d seeds NumPy's global generator; its state is restored afterwards.
+    """
+    from mnist1d.data import get_dataset_args, make_dataset
+
+    state = np.random.get_state()  # noqa: NPY002 (mnist1d seeds the global RNG)
+    try:
+        args = get_dataset_args()
+        args.num_samples, args.seed = n_samples, seed
+        data = make_dataset(args)
+    finally:
+        np.random.set_state(state)  # noqa: NPY002
+    as_float = np.float32
+    return (
+        data["x"].astype(as_float),
+        data["x_test"].astype(as_float),
+        data["y"].astype(np.int64),
+        data["y_test"].astype(np.int64),
+    )

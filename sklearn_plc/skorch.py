@@ -1,0 +1,285 @@
+"""PLC inside one skorch training run: a correction pass after every epoch.
+
+The official scripts train one network for the whole run and, after a warm-up,
+correct labels after every epoch from the softmax outputs averaged over the last
+few epochs, recorded during the training forward passes themselves (no extra
+inference pass). :class:`PLCCallback` does the same in skorch, driving the
+library's one :class:`~sklearn_plc._corrector.LabelCorrector`;
+:class:`~sklearn_plc.PLCClassifier` uses it when it wraps a skorch net.
+
+How outputs are matched to samples without a loop over samples: the callback
+gives the training DataLoader a sampler that draws a fresh permutation every
+epoch and remembers it, so batch ``b`` of an epoch holds the samples
+``order[b * batch_size : (b + 1) * batch_size]``.
+
+This module imports torch and skorch; import it only when they are installed.
+"""
+
+import numpy as np
+import torch
+from skorch.callbacks import Callback
+from skorch.dataset import Dataset as SkorchDataset
+from skorch.utils import is_dataset
+
+from ._corrector import LabelCorrector
+
+__all__ = ["PLCCallback"]
+
+PROBA_SOURCES = ("training_pass", "eval_pass")
+
+
+class EpochOrderSampler(torch.utils.data.Sampler):
+    """Shuffle every epoch, as ``DataLoader(shuffle=True)``, and remember the order.
+
+    Uses torch's global generator, like skorch's default shuffling, so
+    ``torch.manual_seed`` makes runs repeatable.
+    """
+
+    def __init__(self, n_samples=0):
+        self.n_samples = n_samples
+        self.order = torch.arange(0)
+
+    def __len__(self):
+        return self.n_samples
+
+    def __iter__(self):
+        self.order = torch.randperm(self.n_samples)
+        return iter(self.order.tolist())
+
+
+def _training_label_store(dataset_train):
+    """Return ``(dataset holding y, positions of the training samples in it)``."""
+    if isinstance(dataset_train, torch.utils.data.Subset):
+        base, positions = dataset_train.dataset, np.asarray(dataset_train.indices)
+    else:
+        base, positions = dataset_train, np.arange(len(dataset_train))
+    if not isinstance(base, SkorchDataset) or base.y is None:
+        raise TypeError(
+            "PLC corrects the labels y that skorch reads from its Dataset, but the "
+            f"training data is a {type(base).__name__} that holds its own targets. "
+            "Pass the inputs and the labels separately, e.g. "
+            "net.fit(SliceDataset(dataset, idx=0), y) with skorch.helper."
+            "SliceDataset, or X as an array."
+        )
+    return base, positions
+
+
+def _as_int_array(y):
+    if isinstance(y, torch.Tensor):
+        return y.detach().cpu().numpy().astype(np.int64)
+    return np.asarray(y).astype(np.int64)
+
+
+class PLCCallback(Callback):
+    """Progressive label correction after every epoch of a skorch net's training.
+
+    Add it to a ``NeuralNetClassifier`` to correct the training labels during
+    one training run: after ``warm_up`` epochs, each epoch ends with a
+    correction pass (:func:`~sklearn_plc.correction.correct_labels`) on the
+    predicted probabilities averaged over the last ``window`` epochs, then the
+    threshold schedule. The next epoch trains on the corrected labels. Only the
+    training split's labels are corrected (with skorch's ``ValidSplit`` the
+    validation labels stay as given). The caller's ``y`` is never modified:
+    the callback works on a copy held by skorch's Dataset.
+
+    Parameters
+    ----------
+    theta, beta, theta_end, schedule, min_correction_rate
+        As in :class:`~sklearn_plc.PLCClassifier`.
+    warm_up : int >= 0, default=10
+        Epochs of plain training before the first correction pass.
+    window : int >= 1, default=5
+        Number of most recent epochs whose probabilities are averaged.
+    proba_source : {"training_pass", "eval_pass"}, default="training_pass"
+        ``"training_pass"``: the module's outputs recorded during each
+        training batch (train mode, before that batch's optimiser step; no
+        extra forward pass; what the authors' scripts do). The net's training
+        iterator is given a recording sampler for the run, so a
+        user-defined ``iterator_train__sampler`` is not supported.
+        ``"eval_pass"``: ``net.predict_proba`` on the training samples at the
+        end of each epoch that feeds a pass (eval mode, one extra inference
+        pass per such epoch).
+
+    Attributes
+    ----------
+    corrector_ : LabelCorrector
+        The state of the run: ``labels``, ``corrected_iter``, ``history`` (one
+        record per epoch), ``threshold``.
+    training_positions_ : ndarray of int
+        Positions, in the data passed to ``fit``, of the samples whose labels
+        were corrected (all but the validation split).
+    recorded_bytes_ : int
+        Memory held by the recorded outputs: ``window × n_train × n_classes``
+        floats, on the net's device.
+
+    Notes
+    -----
+    Each epoch's corrections are also logged in ``net.history`` under
+    ``plc_threshold``, ``plc_corrected`` and ``plc_changed``.
+
+    Examples
+    --------
+    >>> from skorch import NeuralNetClassifier
+    >>> from sklearn_plc.skorch import PLCCallback
+    >>> net = NeuralNetClassifier(  # doctest: +SKIP
+    ...     MyModule, criterion=torch.nn.CrossEntropyLoss, max_epochs=30,
+    ...     callbacks=[("plc", PLCCallback(warm_up=10))])
+    >>> net.fit(X, y_noisy)  # doctest: +SKIP
+    >>> dict(net.callbacks_)["plc"].corrector_.labels  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        theta=0.3,
+        beta=0.1,
+        theta_end=0.9,
+        schedule="additive",
+        min_correction_rate=0.001,
+        warm_up=10,
+        window=5,
+        proba_source="training_pass",
+    ):
+        self.theta = theta
+        self.beta = beta
+        self.theta_end = theta_end
+        self.schedule = schedule
+        self.min_correction_rate = min_correction_rate
+        self.warm_up = warm_up
+        self.window = window
+        self.proba_source = proba_source
+
+    def initialize(self):
+        if self.proba_source not in PROBA_SOURCES:
+            raise ValueError(
+                f"proba_source must be one of {PROBA_SOURCES}; got "
+                f"{self.proba_source!r}."
+            )
+        self.corrector_ = None
+        self._sampler = None
+        self._saved_iterator_params = {}
+        return self
+
+    # --- set-up and tear-down ---------------------------------------------------
+
+    def on_train_begin(self, net, X=None, y=None, **kwargs):
+        self.corrector_ = None
+        if self.proba_source != "training_pass":
+            return
+        params = vars(net)
+        own = params.get("iterator_train__sampler")
+        if own is not None and not isinstance(own, EpochOrderSampler):
+            raise ValueError(
+                "PLC with proba_source='training_pass' records outputs in the order "
+                "of its own sampler, so it cannot use iterator_train__sampler="
+                f"{own!r}. Remove that sampler, or use proba_source='eval_pass'."
+            )
+        keys = ("iterator_train__sampler", "iterator_train__shuffle")
+        self._saved_iterator_params = {k: params[k] for k in keys if k in params}
+        self._sampler = EpochOrderSampler()
+        params["iterator_train__sampler"] = self._sampler
+        params["iterator_train__shuffle"] = False
+
+    def on_train_end(self, net, X=None, y=None, **kwargs):
+        params = vars(net)
+        for key in ("iterator_train__sampler", "iterator_train__shuffle"):
+            params.pop(key, None)
+        params.update(self._saved_iterator_params)
+
+    def _start(self, net, dataset_train):
+        store, positions = _training_label_store(dataset_train)
+        # Work on our own copy: skorch's Dataset holds a reference to the
+        # caller's y, which must not change.
+        y = store.y
+        store.y = y.clone() if isinstance(y, torch.Tensor) else np.array(y, copy=True)
+        self._store = store
+        self.training_positions_ = positions
+        self.corrector_ = LabelCorrector(
+            _as_int_array(store.y)[positions],
+            theta=self.theta,
+            beta=self.beta,
+            theta_end=self.theta_end,
+            schedule=self.schedule,
+            min_correction_rate=self.min_correction_rate,
+            warm_up=self.warm_up,
+            window=self.window,
+            to_numpy=lambda proba: proba.detach().float().cpu().numpy(),
+        )
+        self._epoch_proba = None
+        self.recorded_bytes_ = 0
+
+    # --- the per-epoch loop ------------------------------------------------------
+
+    def _records_this_epoch(self):
+        """Only the epochs whose outputs can reach a pass are recorded."""
+        next_round = self.corrector_.n_rounds
+        return next_round >= self.warm_up - self.window
+
+    def on_epoch_begin(self, net, dataset_train=None, dataset_valid=None, **kwargs):
+        if self.corrector_ is None:
+            self._start(net, dataset_train)
+        if self._sampler is not None:
+            self._sampler.n_samples = len(dataset_train)
+        self._cursor = 0
+        self._recording = (
+            self.proba_source == "training_pass" and self._records_this_epoch()
+        )
+
+    def on_batch_end(self, net, batch=None, training=None, **kwargs):
+        if not (training and self._recording):
+            return
+        y_pred = kwargs["y_pred"].detach()
+        batch_positions = self._sampler.order[self._cursor : self._cursor + len(y_pred)]
+        self._cursor += len(y_pred)
+        # skorch's own rule for turning module outputs into probabilities
+        # (softmax for CrossEntropyLoss, identity for NLLLoss modules).
+        proba = net._get_predict_nonlinearity()(y_pred)
+        if self._epoch_proba is None:
+            self._epoch_proba = torch.zeros(
+                (self.corrector_.labels.shape[0], proba.shape[1]),
+                dtype=proba.dtype,
+                device=proba.device,
+            )
+        self._epoch_proba[batch_positions.to(proba.device)] = proba
+
+    def on_epoch_end(self, net, dataset_train=None, dataset_valid=None, **kwargs):
+        corrector = self.corrector_
+        if self.proba_source == "eval_pass" and self._records_this_epoch():
+            proba = net.predict_proba(dataset_train)
+            corrector.add_proba(torch.as_tensor(proba))
+        elif self._recording and self._epoch_proba is not None:
+            corrector.add_proba(self._epoch_proba.clone())
+        if corrector.n_rounds >= self.warm_up and not corrector.recorded:
+            raise RuntimeError(
+                "No predictions were recorded before the first correction pass; "
+                "check that the training data is not empty."
+            )
+        changed = corrector.run_round()
+        if changed.any():
+            self._write_labels()
+        self.recorded_bytes_ = max(
+            self.recorded_bytes_,
+            sum(p.element_size() * p.nelement() for p in corrector.recorded),
+        )
+        last = corrector.history[-1]
+        net.history.record("plc_threshold", last["threshold"])
+        net.history.record("plc_corrected", last["n_corrected"])
+        net.history.record("plc_changed", last["n_changed"])
+
+    def _write_labels(self):
+        labels = self.corrector_.labels
+        if isinstance(self._store.y, torch.Tensor):
+            self._store.y[torch.as_tensor(self.training_positions_)] = torch.as_tensor(
+                labels, dtype=self._store.y.dtype
+            )
+        else:
+            self._store.y[self.training_positions_] = labels
+
+
+def check_supported_input(X):
+    """Reject inputs whose labels PLC cannot reach."""
+    if is_dataset(X):
+        raise TypeError(
+            "PLCClassifier needs the labels separately from the inputs: X is a "
+            "torch Dataset that holds its own targets. Pass "
+            "X=skorch.helper.SliceDataset(dataset, idx=0) and y as an array."
+        )

@@ -1,0 +1,199 @@
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+skorch = pytest.importorskip("skorch")
+
+from sklearn.datasets import load_digits  # noqa: E402
+from sklearn.model_selection import GridSearchCV  # noqa: E402
+from skorch import NeuralNetClassifier  # noqa: E402
+from skorch.dataset import ValidSplit  # noqa: E402
+from skorch.helper import SliceDataset  # noqa: E402
+
+from benchmarks.nets import Conv1DNet, Conv2DNet, make_mnist1d  # noqa: E402
+from sklearn_plc import PLCClassifier  # noqa: E402
+from sklearn_plc.noise import PMDNoise  # noqa: E402
+from sklearn_plc.skorch import PLCCallback  # noqa: E402
+
+
+def make_net(module, max_epochs=12, **params):
+    defaults = dict(
+        criterion=torch.nn.CrossEntropyLoss,
+        optimizer=torch.optim.Adam,
+        lr=3e-3,
+        batch_size=64,
+        max_epochs=max_epochs,
+        train_split=None,
+        verbose=0,
+    )
+    defaults.update(params)
+    return NeuralNetClassifier(module, **defaults)
+
+
+@pytest.fixture(scope="module")
+def noisy_digits():
+    X, y = load_digits(return_X_y=True)
+    noise = PMDNoise("I", 0.3, random_state=0)
+    _, y_noisy = noise.fit_resample(X, y)
+    images = (X / 16.0).astype(np.float32).reshape(-1, 1, 8, 8)
+    return images, y, y_noisy
+
+
+@pytest.fixture(scope="module")
+def noisy_mnist1d():
+    X, _, y, _ = make_mnist1d(4000, seed=0)
+    _, y_noisy = PMDNoise("I", 0.3, random_state=0).fit_resample(X, y)
+    return X, y, y_noisy
+
+
+def plc(net, **params):
+    defaults = dict(warm_up=4, window=2, random_state=0)
+    defaults.update(params)
+    return PLCClassifier(net, **defaults)
+
+
+def purity(labels, clean):
+    return float(np.mean(labels == clean))
+
+
+def test_cnn_on_digits_raises_label_purity(noisy_digits):
+    X, y, y_noisy = noisy_digits
+    model = plc(make_net(Conv2DNet)).fit(X, y_noisy)
+    assert purity(model.labels_, y) > purity(y_noisy, y)
+
+
+def test_1d_cnn_on_mnist1d_raises_label_purity(noisy_mnist1d):
+    X, y, y_noisy = noisy_mnist1d
+    # mnist1d needs about a dozen epochs before the net's confidences beat the
+    # labels; corrections that start earlier lower purity (see issue notes).
+    model = plc(make_net(Conv1DNet, max_epochs=20), warm_up=12, window=4)
+    model.fit(X, y_noisy)
+    assert purity(model.labels_, y) > purity(y_noisy, y)
+
+
+def test_one_training_run_of_max_epochs(noisy_digits):
+    X, _, y_noisy = noisy_digits
+    model = plc(make_net(Conv2DNet, max_epochs=7)).fit(X, y_noisy)
+    assert len(model.estimator_.history) == 7
+    assert model.n_iter_ == 7  # one correction round per epoch
+    assert [r["n_corrected"] for r in model.history_[:4]] == [0, 0, 0, 0]
+
+
+def test_eval_pass_probabilities_also_correct_labels(noisy_digits):
+    X, y, y_noisy = noisy_digits
+    model = plc(make_net(Conv2DNet), confidence="eval_pass").fit(X, y_noisy)
+    assert purity(model.labels_, y) > purity(y_noisy, y)
+
+
+def test_same_random_state_gives_the_same_labels_on_cpu(noisy_digits):
+    X, _, y_noisy = noisy_digits
+    first = plc(make_net(Conv2DNet, max_epochs=6)).fit(X, y_noisy)
+    second = plc(make_net(Conv2DNet, max_epochs=6)).fit(X, y_noisy)
+    np.testing.assert_array_equal(first.labels_, second.labels_)
+
+
+def test_callback_and_meta_estimator_agree(noisy_digits):
+    X, _, y_noisy = noisy_digits
+    model = plc(make_net(Conv2DNet, max_epochs=6)).fit(X, y_noisy)
+    callback = PLCCallback(warm_up=4, window=2)
+    net = make_net(Conv2DNet, max_epochs=6, callbacks=[("plc", callback)])
+    torch.manual_seed(np.random.RandomState(0).randint(2**31 - 1))  # as random_state=0
+    net.fit(X, y_noisy)
+    corrector = dict(net.callbacks_)["plc"].corrector_
+    np.testing.assert_array_equal(corrector.labels, model.labels_)
+    assert corrector.history == model.history_
+
+
+def test_callers_labels_are_not_modified(noisy_digits):
+    X, _, y_noisy = noisy_digits
+    y_given = y_noisy.copy()
+    callback = PLCCallback(warm_up=2, window=1)
+    net = make_net(Conv2DNet, max_epochs=5, callbacks=[callback])
+    net.fit(X, y_given)
+    assert dict(net.callbacks_)["PLCCallback"].corrector_.history[-1]["n_changed"] > 0
+    np.testing.assert_array_equal(y_given, y_noisy)
+
+
+def test_corrections_are_logged_in_the_net_history(noisy_digits):
+    X, _, y_noisy = noisy_digits
+    model = plc(make_net(Conv2DNet, max_epochs=6)).fit(X, y_noisy)
+    history = model.estimator_.history
+    assert history[:, "plc_corrected"] == [r["n_corrected"] for r in model.history_]
+    assert history[-1, "plc_threshold"] == model.history_[-1]["threshold"]
+
+
+def test_only_the_training_split_is_corrected(noisy_digits):
+    X, _, y_noisy = noisy_digits
+    net = make_net(Conv2DNet, max_epochs=6, train_split=ValidSplit(5))
+    model = plc(net).fit(X, y_noisy)
+    positions = dict(model.estimator_.callbacks_)["plc"].training_positions_
+    validation = np.setdiff1d(np.arange(len(y_noisy)), positions)
+    assert abs(validation.size - len(y_noisy) / 5) <= 1  # a stratified fifth
+    np.testing.assert_array_equal(model.labels_[validation], y_noisy[validation])
+    assert (model.corrected_iter_[validation] == -1).all()
+    assert (model.corrected_iter_[positions] >= 0).any()
+
+
+def test_user_sampler_settings_are_restored_after_training(noisy_digits):
+    X, _, y_noisy = noisy_digits
+    model = plc(make_net(Conv2DNet, max_epochs=5)).fit(X, y_noisy)
+    params = model.estimator_.get_params()
+    assert "iterator_train__sampler" not in params
+    assert params.get("iterator_train__shuffle", True) is True
+
+
+def test_string_labels_round_trip_through_a_net(noisy_digits):
+    X, _, y_noisy = noisy_digits
+    names = np.array([f"digit {d}" for d in range(10)])
+    model = plc(make_net(Conv2DNet, max_epochs=5)).fit(X, names[y_noisy])
+    assert set(model.labels_) <= set(names)
+    assert set(model.predict(X[:20])) <= set(names)
+    assert model.predict_proba(X[:20]).shape == (20, 10)
+
+
+def test_slice_dataset_inputs_with_separate_labels(noisy_digits):
+    X, y, y_noisy = noisy_digits
+    dataset = torch.utils.data.TensorDataset(torch.as_tensor(X), torch.as_tensor(y))
+    model = plc(make_net(Conv2DNet, max_epochs=6))
+    model.fit(SliceDataset(dataset, idx=0), y_noisy)
+    assert model.labels_.shape == y_noisy.shape
+
+
+def test_grid_search_over_theta_beta_and_the_nets_parameters(noisy_digits):
+    X, _, y_noisy = noisy_digits
+    grid = GridSearchCV(
+        plc(make_net(Conv2DNet, max_epochs=5)),
+        {"theta": [0.2, 0.4], "beta": [0.1], "estimator__lr": [1e-3, 3e-3]},
+        cv=2,
+    )
+    grid.fit(X, y_noisy)
+    assert len(grid.cv_results_["params"]) == 4
+
+
+def test_a_torch_dataset_holding_its_targets_is_rejected_with_the_fix(noisy_digits):
+    X, y, _ = noisy_digits
+    dataset = torch.utils.data.TensorDataset(torch.as_tensor(X), torch.as_tensor(y))
+    with pytest.raises(TypeError, match="SliceDataset"):
+        plc(make_net(Conv2DNet)).fit(dataset, y)
+
+
+def test_sample_weight_with_a_net_is_rejected(noisy_digits):
+    X, _, y_noisy = noisy_digits
+    with pytest.raises(ValueError, match="sample_weight is not supported"):
+        plc(make_net(Conv2DNet)).fit(X, y_noisy, sample_weight=np.ones(len(X)))
+
+
+def test_net_confidence_with_a_sklearn_estimator_is_rejected(noisy_digits):
+    X, _, y_noisy = noisy_digits
+    with pytest.raises(ValueError, match="needs a skorch NeuralNet"):
+        PLCClassifier(confidence="training_pass").fit(X.reshape(len(X), -1), y_noisy)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_run_keeps_recorded_outputs_on_the_device(noisy_digits):
+    X, y, y_noisy = noisy_digits
+    model = plc(make_net(Conv2DNet, device="cuda")).fit(X, y_noisy)
+    callback = dict(model.estimator_.callbacks_)["plc"]
+    assert all(p.is_cuda for p in callback.corrector_.recorded)
+    assert purity(model.labels_, y) > purity(y_noisy, y)
