@@ -39,6 +39,9 @@ class LabelCorrector:
         Round of each sample's last change, -1 if never changed.
     history : list of dict
         One record per round (see ``PLCClassifier.history_``).
+    corrections : dict of ndarray
+        Every label change, in order: ``"round"``, ``"sample"`` (index into
+        ``labels``), ``"from"`` and ``"to"`` (class indices).
     converged : bool
         Whether a pass at ``theta_end`` changed at most ``min_correction_rate``
         of the labels.
@@ -73,6 +76,7 @@ class LabelCorrector:
         self.warm_up = warm_up
         self.corrected_iter = np.full(self.labels.shape[0], -1, dtype=np.intp)
         self.history = []
+        self._changes = []
         self.converged = False
         self._window = deque(maxlen=window)
 
@@ -96,6 +100,25 @@ class LabelCorrector:
     def n_rounds(self):
         """How many rounds have been run."""
         return len(self.history)
+
+    @property
+    def corrections(self):
+        """Every label change so far, as parallel arrays (see class docstring)."""
+        if not self._changes:
+            empty = np.zeros(0, dtype=np.intp)
+            return {"round": empty, "sample": empty, "from": empty, "to": empty}
+        rounds, samples, old, new = zip(*self._changes, strict=True)
+        return {
+            "round": np.concatenate(
+                [
+                    np.full(len(s), r, dtype=np.intp)
+                    for r, s in zip(rounds, samples, strict=True)
+                ]
+            ),
+            "sample": np.concatenate(samples),
+            "from": np.concatenate(old),
+            "to": np.concatenate(new),
+        }
 
     @property
     def recorded(self):
@@ -142,6 +165,10 @@ class LabelCorrector:
                 self.to_numpy(self.averaged_proba()), self.labels, threshold
             )
             self._keep_every_class(new_labels, changed)
+            samples = np.flatnonzero(changed)
+            self._changes.append(
+                (round_index, samples, self.labels[samples], new_labels[samples])
+            )
             self.labels = new_labels
             self.corrected_iter[changed] = round_index
         n_corrected = int(np.count_nonzero(changed))

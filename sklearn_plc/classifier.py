@@ -273,6 +273,14 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Round (index into ``history_``) of each sample's last change, -1 if its
         label was never changed.
 
+    corrections_ : dict of ndarray
+        Every label change in order, as parallel arrays: ``"round"`` (index
+        into ``history_``), ``"sample"`` (row of X), ``"from"`` and ``"to"``
+        (in the caller's label space). With clean labels at hand, the
+        precision of round ``r`` is ``mean(to[round == r] ==
+        y_clean[sample[round == r]])``; ``pandas.DataFrame(corrections_)``
+        gives a table.
+
     n_iter_ : int
         Number of rounds run (epochs, for a net with per-epoch correction).
 
@@ -570,6 +578,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.termination_condition_ = "converged" if corrector.converged else "max_iter"
         self.classes_ = classes
         self.labels_ = classes[corrector.labels]
+        self.corrections_ = self._corrections_in_label_space(corrector)
         self.corrected_iter_ = corrector.corrected_iter
         self.history_ = corrector.history
         self.n_iter_ = corrector.n_rounds
@@ -696,6 +705,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.corrected_iter_[positions] = corrector.corrected_iter
         self.classes_ = classes
         self.labels_ = classes[corrected]
+        self.corrections_ = self._corrections_in_label_space(corrector, positions)
         self.history_ = corrector.history
         self.n_iter_ = corrector.n_rounds
         self.theta_ = corrector.threshold
@@ -705,6 +715,17 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.recorded_bytes_ = callback.recorded_bytes_
         self.estimator_ = net
         return self
+
+    def _corrections_in_label_space(self, corrector, positions=None):
+        changes = corrector.corrections
+        return {
+            "round": changes["round"],
+            "sample": changes["sample"]
+            if positions is None
+            else np.asarray(positions)[changes["sample"]],
+            "from": self.classes_[changes["from"]],
+            "to": self.classes_[changes["to"]],
+        }
 
     def _check_model(self):
         if not hasattr(self, "estimator_") and hasattr(self, "labels_"):

@@ -95,6 +95,18 @@ def test_history_agrees_with_labels_and_corrected_iter(noisy_blobs):
     np.testing.assert_array_equal(plc.labels_[never], noisy_blobs.y_noisy[never])
 
 
+def test_corrections_log_replays_to_the_corrected_labels(noisy_blobs):
+    plc = PLCClassifier(random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    log = plc.corrections_
+    labels = noisy_blobs.y_noisy.copy()
+    for sample, old, new in zip(log["sample"], log["from"], log["to"], strict=True):
+        assert labels[sample] == old
+        labels[sample] = new
+    np.testing.assert_array_equal(labels, plc.labels_)
+    per_round = np.bincount(log["round"], minlength=plc.n_iter_)
+    assert per_round.tolist() == [r["n_corrected"] for r in plc.history_]
+
+
 def test_a_quiet_round_reuses_the_previous_probabilities(noisy_blobs):
     plc = PLCClassifier(random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
     for previous, record in zip(plc.history_, plc.history_[1:], strict=False):

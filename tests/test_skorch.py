@@ -122,6 +122,16 @@ def test_corrections_are_logged_in_the_net_history(noisy_digits):
     assert history[-1, "plc_threshold"] == model.history_[-1]["threshold"]
 
 
+def test_corrections_log_uses_positions_in_the_full_data(noisy_digits):
+    X, _, y_noisy = noisy_digits
+    net = make_net(Conv2DNet, max_epochs=6, train_split=ValidSplit(5))
+    model = plc(net).fit(X, y_noisy)
+    log = model.corrections_
+    labels = y_noisy.copy()
+    labels[log["sample"]] = log["to"]  # replaying in order: last change wins
+    np.testing.assert_array_equal(labels, model.labels_)
+
+
 def test_only_the_training_split_is_corrected(noisy_digits):
     X, _, y_noisy = noisy_digits
     net = make_net(Conv2DNet, max_epochs=6, train_split=ValidSplit(5))
