@@ -1,4 +1,4 @@
-"""Command line: ``python -m benchmarks {quick,speed} [--output DIR]``."""
+"""Command line: ``python -m benchmarks {quick,speed,nets} [--output DIR]``."""
 
 import argparse
 import time
@@ -12,9 +12,10 @@ def main(argv=None):
     )
     parser.add_argument(
         "command",
-        choices=["quick", "speed"],
+        choices=["quick", "speed", "nets"],
         help="quick: Standard vs PLC vs clean labels under PMD noise, a table and a "
-        "plot in about a minute; speed: the library's speed ratios.",
+        "plot in about a minute; speed: the library's speed ratios; nets: a skorch "
+        "1-D CNN on mnist1d, plain vs PLC, with per-epoch correction precision.",
     )
     parser.add_argument(
         "--output",
@@ -29,6 +30,11 @@ def main(argv=None):
 
         print(run_quick(output / "quick"))
         print(f"\nWrote {output / 'quick'}/quick.md, quick.json and blobs.png")
+    elif args.command == "nets":
+        from .nets_accuracy import run_nets
+
+        print(run_nets(output / "nets"))
+        print(f"\nWrote {output / 'nets'}/nets.md and nets.json")
     else:
         from .speed import format_speed_table, run_speed
 

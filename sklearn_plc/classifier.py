@@ -669,8 +669,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "extra arguments to the module's forward; weight the loss in the "
                 "module or criterion instead."
             )
+        arrays = list(X.values()) if isinstance(X, dict) else [X]
         try:
-            check_consistent_length(X, encoded)
+            check_consistent_length(*arrays, encoded)
         except (TypeError, ValueError) as error:
             raise ValueError(
                 f"X and y must have one label per sample. {error}"

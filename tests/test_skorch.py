@@ -169,6 +169,27 @@ def test_slice_dataset_inputs_with_separate_labels(noisy_digits):
     assert model.labels_.shape == y_noisy.shape
 
 
+class DictInputNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = Conv2DNet()
+
+    def forward(self, image):
+        return self.net(image)
+
+
+def test_dict_inputs_are_accepted(noisy_digits):
+    X, _, y_noisy = noisy_digits
+    model = plc(make_net(DictInputNet, max_epochs=5)).fit({"image": X}, y_noisy)
+    assert model.predict({"image": X[:10]}).shape == (10,)
+
+
+def test_inputs_and_labels_of_different_lengths_are_rejected(noisy_digits):
+    X, _, y_noisy = noisy_digits
+    with pytest.raises(ValueError, match="one label per sample"):
+        plc(make_net(Conv2DNet)).fit(X[:-1], y_noisy)
+
+
 def test_grid_search_over_theta_beta_and_the_nets_parameters(noisy_digits):
     X, _, y_noisy = noisy_digits
     grid = GridSearchCV(
