@@ -40,7 +40,6 @@ __all__ = ["PLCClassifier"]
 
 
 NET_CONFIDENCES = ("training_pass", "eval_pass")
-NET_WARM_UP_FRACTION = 1 / 3
 
 
 def _default_estimator():
@@ -184,12 +183,16 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     warm_up : int >= 0 or "auto", default="auto"
         Rounds (epochs, for a skorch net) of training before the first
-        correction pass. ``"auto"``: 0 for scikit-learn estimators, a third of
-        ``max_epochs`` for a net. With a scikit-learn estimator it matters
-        only if it continues training on each fit (``warm_start`` set, with
-        ``confidence="in_sample"``), where a round is a short stretch of
-        training; an estimator refit to convergence gives the same model every
-        round until labels change, so warm-up rounds are skipped at no cost.
+        correction pass. ``"auto"``: 0 for scikit-learn estimators; for a net,
+        chosen from the data: correction starts once the net's agreement with
+        the labels levels off, before it memorises them (see
+        :class:`sklearn_plc.skorch.PLCCallback`), at the latest at half of
+        ``max_epochs``; the chosen epoch is ``warm_up_``. With a scikit-learn
+        estimator it matters only if it continues training on each fit
+        (``warm_start`` set, with ``confidence="in_sample"``), where a round
+        is a short stretch of training; an estimator refit to convergence
+        gives the same model every round until labels change, so warm-up
+        rounds are skipped at no cost.
 
     max_iter : int >= 1, default=30
         Maximum number of rounds (correction passes). Not used for a skorch
@@ -305,6 +308,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         the recorded outputs (``window × n_train × n_classes`` floats, on the
         net's device).
 
+    warm_up_ : int or None
+        For a net with per-epoch correction only: the number of epochs trained
+        before the first correction pass (None if none ran).
+
     n_features_in_ : int
         Number of features seen during fit (not set for a skorch net, whose
         inputs may be images, dicts or a ``SliceDataset``).
@@ -401,9 +408,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _resolve_warm_up(self, net=None):
         if self.warm_up != "auto":
             return self.warm_up
-        if net is None:
-            return 0
-        return max(1, round(net.max_epochs * NET_WARM_UP_FRACTION))
+        return 0 if net is None else "auto"  # nets: chosen from the data
 
     def _resolve_window(self, net=None):
         if self.window != "auto":
@@ -714,6 +719,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             "converged" if corrector.converged else "max_epochs"
         )
         self.recorded_bytes_ = callback.recorded_bytes_
+        self.warm_up_ = callback.warm_up_
         self.estimator_ = net
         return self
 

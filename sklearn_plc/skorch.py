@@ -26,6 +26,34 @@ from ._corrector import LabelCorrector
 __all__ = ["PLCCallback"]
 
 PROBA_SOURCES = ("training_pass", "eval_pass")
+AUTO_WARM_UP_MIN_EPOCHS = 3
+AUTO_WARM_UP_PLATEAU = 0.005  # gain in agreement per epoch, over the last two epochs
+AUTO_WARM_UP_MAX_FRACTION = 0.5
+
+
+def plateau_epoch(
+    agreement, *, min_epochs=AUTO_WARM_UP_MIN_EPOCHS, tolerance=AUTO_WARM_UP_PLATEAU
+):
+    """Whether the agreement curve has levelled off at its last epoch.
+
+    Parameters
+    ----------
+    agreement : sequence of float
+        Per epoch, the fraction of training samples whose predicted class is
+        their current label.
+    min_epochs : int
+        Never before this many epochs.
+    tolerance : float
+        The curve has levelled off when it rose by less than this per epoch,
+        on average over the last two epochs.
+
+    Returns
+    -------
+    bool
+    """
+    if len(agreement) < max(min_epochs, 3):
+        return False
+    return (agreement[-1] - agreement[-3]) / 2 < tolerance
 
 
 class EpochOrderSampler(torch.utils.data.Sampler):
@@ -86,8 +114,15 @@ class PLCCallback(Callback):
     ----------
     theta, beta, theta_end, schedule, min_correction_rate
         As in :class:`~sklearn_plc.PLCClassifier`.
-    warm_up : int >= 0, default=10
-        Epochs of plain training before the first correction pass.
+    warm_up : int >= 0 or "auto", default="auto"
+        Epochs of plain training before the first correction pass. ``"auto"``
+        starts correcting once the net's training-pass agreement with the
+        labels levels off (:func:`plateau_epoch`: it rose by less than 0.5
+        points per epoch over the last two epochs, and at least 3 epochs have
+        run), and at the latest at half of ``max_epochs``. A net first learns
+        the patterns the labels share and only later memorises the wrong
+        ones, so the end of that first phase is when its confidence is most
+        worth trusting. The chosen epoch is ``warm_up_``.
     window : int >= 1, default=5
         Number of most recent epochs whose probabilities are averaged.
     proba_source : {"training_pass", "eval_pass"}, default="training_pass"
@@ -111,6 +146,11 @@ class PLCCallback(Callback):
     recorded_bytes_ : int
         Memory held by the recorded outputs: ``window × n_train × n_classes``
         floats, on the net's device.
+    warm_up_ : int or None
+        The epoch count after which correction started (None if it never did).
+    agreement_ : list of float
+        Per recorded epoch, the fraction of training samples whose predicted
+        class was their label at that time.
 
     Notes
     -----
@@ -135,7 +175,7 @@ class PLCCallback(Callback):
         theta_end=0.9,
         schedule="additive",
         min_correction_rate=0.001,
-        warm_up=10,
+        warm_up="auto",
         window=5,
         proba_source="training_pass",
     ):
@@ -153,6 +193,12 @@ class PLCCallback(Callback):
             raise ValueError(
                 f"proba_source must be one of {PROBA_SOURCES}; got "
                 f"{self.proba_source!r}."
+            )
+        if self.warm_up != "auto" and (
+            not isinstance(self.warm_up, int) or self.warm_up < 0
+        ):
+            raise ValueError(
+                f"warm_up must be a non-negative int or 'auto'; got {self.warm_up!r}."
             )
         self.corrector_ = None
         self._sampler = None
@@ -200,19 +246,24 @@ class PLCCallback(Callback):
             theta_end=self.theta_end,
             schedule=self.schedule,
             min_correction_rate=self.min_correction_rate,
-            warm_up=self.warm_up,
+            # with "auto", the callback ends the warm-up (see on_epoch_end)
+            warm_up=np.iinfo(np.int32).max if self.warm_up == "auto" else self.warm_up,
             window=self.window,
             to_numpy=lambda proba: proba.detach().float().cpu().numpy(),
         )
         self._epoch_proba = None
         self.recorded_bytes_ = 0
+        self.warm_up_ = None if self.warm_up == "auto" else self.warm_up
+        self.agreement_ = []
+        self._max_warm_up = max(1, int(net.max_epochs * AUTO_WARM_UP_MAX_FRACTION))
 
     # --- the per-epoch loop ------------------------------------------------------
 
     def _records_this_epoch(self):
         """Only the epochs whose outputs can reach a pass are recorded."""
-        next_round = self.corrector_.n_rounds
-        return next_round >= self.warm_up - self.window
+        if self.warm_up == "auto":
+            return True  # the warm-up's end is read from the recorded outputs
+        return self.corrector_.n_rounds >= self.warm_up - self.window
 
     def on_epoch_begin(self, net, dataset_train=None, dataset_valid=None, **kwargs):
         if self.corrector_ is None:
@@ -243,12 +294,23 @@ class PLCCallback(Callback):
 
     def on_epoch_end(self, net, dataset_train=None, dataset_valid=None, **kwargs):
         corrector = self.corrector_
+        latest = None
         if self.proba_source == "eval_pass" and self._records_this_epoch():
-            proba = net.predict_proba(dataset_train)
-            corrector.add_proba(torch.as_tensor(proba))
+            latest = torch.as_tensor(net.predict_proba(dataset_train))
         elif self._recording and self._epoch_proba is not None:
-            corrector.add_proba(self._epoch_proba.clone())
-        if corrector.n_rounds >= self.warm_up and not corrector.recorded:
+            latest = self._epoch_proba.clone()
+        if latest is not None:
+            corrector.add_proba(latest)
+            labels = torch.as_tensor(corrector.labels, device=latest.device)
+            self.agreement_.append(
+                float((latest.argmax(dim=1) == labels).float().mean())
+            )
+        if self.warm_up_ is None and (
+            plateau_epoch(self.agreement_)
+            or corrector.n_rounds + 1 >= self._max_warm_up
+        ):
+            self.warm_up_ = corrector.warm_up = corrector.n_rounds
+        if corrector.n_rounds >= corrector.warm_up and not corrector.recorded:
             raise RuntimeError(
                 "No predictions were recorded before the first correction pass; "
                 "check that the training data is not empty."

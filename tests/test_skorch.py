@@ -13,7 +13,7 @@ from skorch.helper import SliceDataset  # noqa: E402
 from benchmarks.nets import Conv1DNet, Conv2DNet, make_mnist1d  # noqa: E402
 from sklearn_plc import PLCClassifier  # noqa: E402
 from sklearn_plc.noise import PMDNoise  # noqa: E402
-from sklearn_plc.skorch import PLCCallback  # noqa: E402
+from sklearn_plc.skorch import PLCCallback, plateau_epoch  # noqa: E402
 
 
 def make_net(module, max_epochs=12, **params):
@@ -77,6 +77,25 @@ def test_one_training_run_of_max_epochs(noisy_digits):
     assert len(model.estimator_.history) == 7
     assert model.n_iter_ == 7  # one correction round per epoch
     assert [r["n_corrected"] for r in model.history_[:4]] == [0, 0, 0, 0]
+
+
+def test_plateau_is_found_when_agreement_stops_rising():
+    curve = [0.2, 0.4, 0.5, 0.6, 0.603, 0.606]
+    found = [plateau_epoch(curve[: i + 1]) for i in range(len(curve))]
+    assert found == [False, False, False, False, False, True]
+
+
+def test_auto_warm_up_starts_correcting_once_agreement_levels_off(noisy_digits):
+    X, y, y_noisy = noisy_digits
+    model = PLCClassifier(make_net(Conv2DNet, max_epochs=12), random_state=0)
+    model.fit(X, y_noisy)
+    callback = dict(model.estimator_.callbacks_)["plc"]
+    assert 3 <= model.warm_up_ <= 6  # at the latest at half of max_epochs
+    assert plateau_epoch(callback.agreement_[: model.warm_up_ + 1]) or (
+        model.warm_up_ == 5
+    )
+    assert all(r["n_corrected"] == 0 for r in model.history_[: model.warm_up_])
+    assert purity(model.labels_, y) > purity(y_noisy, y)
 
 
 def test_eval_pass_probabilities_also_correct_labels(noisy_digits):
