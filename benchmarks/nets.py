@@ -43,6 +43,25 @@ class Conv2DNet(nn.Module):
         return self.classify(self.features(X))
 
 
+def make_mnist1d_net(max_epochs=30, channels=32, lr=2e-3, device="cpu"):
+    """The skorch 1-D CNN every mnist1d benchmark trains (Adam, batch 128)."""
+    import torch
+    from skorch import NeuralNetClassifier
+
+    return NeuralNetClassifier(
+        Conv1DNet,
+        module__channels=channels,
+        criterion=torch.nn.CrossEntropyLoss,
+        optimizer=torch.optim.Adam,
+        lr=lr,
+        batch_size=128,
+        max_epochs=max_epochs,
+        train_split=None,
+        verbose=0,
+        device=device,
+    )
+
+
 def make_mnist1d(n_samples=10_000, seed=0):
     """mnist1d built locally (never downloaded): ``X_train, X_test, y_train, y_test``.
 

@@ -19,13 +19,12 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from skorch import NeuralNetClassifier
 from tqdm.auto import tqdm
 
 from sklearn_plc import PLCClassifier
 from sklearn_plc.noise import PMDNoise, estimate_posterior
 
-from .nets import Conv1DNet, make_mnist1d
+from .nets import make_mnist1d, make_mnist1d_net
 
 SEEDS = (0, 1, 2)
 
@@ -35,20 +34,6 @@ REGIMES = {
     "small CNN, 30 epochs": (32, 30, 2e-3, True),
     "wide CNN, 60 epochs": (128, 60, 1e-3, False),
 }
-
-
-def make_net(max_epochs=30, channels=32, lr=2e-3):
-    return NeuralNetClassifier(
-        Conv1DNet,
-        module__channels=channels,
-        criterion=torch.nn.CrossEntropyLoss,
-        optimizer=torch.optim.Adam,
-        lr=lr,
-        batch_size=128,
-        max_epochs=max_epochs,
-        train_split=None,
-        verbose=0,
-    )
 
 
 def correction_precision(corrections, y_clean):
@@ -76,7 +61,11 @@ def run_nets(output_dir, noise_type="I", noise_level=0.35, n_samples=10_000):
     output.mkdir(parents=True, exist_ok=True)
     X, X_test, y, y_test = make_mnist1d(n_samples, seed=0)
     posterior = estimate_posterior(
-        X, y, estimator=make_net(20), cv=5, random_state=np.random.RandomState(0)
+        X,
+        y,
+        estimator=make_mnist1d_net(20),
+        cv=5,
+        random_state=np.random.RandomState(0),
     )
     results = []
     runs = [(regime, seed) for regime in REGIMES for seed in SEEDS]
@@ -91,12 +80,12 @@ def run_nets(output_dir, noise_type="I", noise_level=0.35, n_samples=10_000):
         for method, labels in methods:
             torch.manual_seed(seed)
             start = time.perf_counter()
-            net = make_net(epochs, channels, lr).fit(X, labels)
+            net = make_mnist1d_net(epochs, channels, lr).fit(X, labels)
             row[f"{method}_fit_s"] = time.perf_counter() - start
             row[f"{method}_acc"] = float(np.mean(net.predict(X_test) == y_test))
             row[f"{method}_train_agreement"] = float(np.mean(net.predict(X) == labels))
         start = time.perf_counter()
-        plc = PLCClassifier(make_net(epochs, channels, lr), random_state=seed)
+        plc = PLCClassifier(make_mnist1d_net(epochs, channels, lr), random_state=seed)
         plc.fit(X, y_noisy)
         row["PLC_fit_s"] = time.perf_counter() - start
         row["PLC_acc"] = float(np.mean(plc.predict(X_test) == y_test))
