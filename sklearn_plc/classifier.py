@@ -316,8 +316,18 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Number of features seen during fit (not set for a skorch net, whose
         inputs may be images, dicts or a ``SliceDataset``).
 
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit, when X has string column names.
+
+    Raises
+    ------
+    ValueError
+        From ``fit``: an estimator without ``predict_proba``; labels that are
+        missing, infinite or of one class; X and y of different lengths;
+        ``theta_end < theta``; ``cv`` above the smallest class; non-finite
+        probabilities. Out-of-range parameters raise
+        ``sklearn.utils._param_validation.InvalidParameterError`` (a
+        ``ValueError``).
 
     See Also
     --------

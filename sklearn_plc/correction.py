@@ -85,6 +85,12 @@ def confidence_ratio(proba, labels):
         label). A sample is corrected at threshold ``δ`` exactly when its ratio is
         below ``δ``.
 
+    Raises
+    ------
+    ValueError
+        If `proba` is not 2-D, `labels` has another length, or `labels` are not
+        integer column indices of `proba`.
+
     Examples
     --------
     >>> import numpy as np
@@ -218,6 +224,11 @@ def next_threshold(
     -------
     threshold : float
         The threshold for the next pass.
+
+    Raises
+    ------
+    ValueError
+        If `schedule` is unknown or `n_corrected` is not a non-negative int.
 
     Examples
     --------

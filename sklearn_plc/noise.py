@@ -109,6 +109,11 @@ def pmd_tau(margin, noise_type):
         Decreasing in ``g``: 1/2 (Type-I) or 1 (Types II, III) at the boundary,
         0 at ``g = 1``.
 
+    Raises
+    ------
+    ValueError
+        If `noise_type` is not "I", "II" or "III".
+
     Examples
     --------
     >>> from sklearn_plc.noise import pmd_tau
@@ -220,6 +225,16 @@ def pmd_flip_probability(labels, proba, *, noise_type, noise_level):
     scale : float
         The solved constant ``c``.
 
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_plc.noise import pmd_flip_probability
+    >>> proba = np.array([[0.55, 0.45], [0.95, 0.05], [0.3, 0.7]])
+    >>> p, target, scale = pmd_flip_probability(
+    ...     [0, 0, 1], proba, noise_type="I", noise_level=0.2)
+    >>> np.round(p, 3), target
+    (array([0.294, 0.056, 0.25 ]), array([1, 1, 0]))
+
     Raises
     ------
     ValueError
@@ -264,6 +279,13 @@ def pmd_flip_labels(
     y_noisy : ndarray of shape (n_samples,)
         A new array: each label ``u`` kept, or flipped to ``s``.
 
+    Raises
+    ------
+    ValueError
+        If the noise level cannot be reached (the message gives the largest
+        reachable level), `proba` has the wrong shape, negative entries or
+        rows not summing to 1, or `y` holds a label not in `classes`.
+
     Examples
     --------
     >>> import numpy as np
@@ -306,6 +328,11 @@ def uniform_transition_matrix(n_classes, noise_level):
     -------
     transition_matrix : ndarray of shape (n_classes, n_classes)
 
+    Raises
+    ------
+    ValueError
+        If `noise_level` is outside [0, 1] or `n_classes` is below 2.
+
     Examples
     --------
     >>> from sklearn_plc.noise import uniform_transition_matrix
@@ -339,6 +366,12 @@ def asymmetric_transition_matrix(classes, noise_level, mapping="next"):
     Returns
     -------
     transition_matrix : ndarray of shape (n_classes, n_classes)
+
+    Raises
+    ------
+    ValueError
+        If `noise_level` is outside [0, 1], or `mapping` names an unknown class
+        or maps a class to itself.
 
     Examples
     --------
@@ -421,6 +454,12 @@ def flip_labels_with_matrix(y, transition_matrix, *, classes=None, random_state=
     -------
     y_noisy : ndarray of shape (n_samples,)
 
+    Raises
+    ------
+    ValueError
+        If `transition_matrix` is not square, not one row per class, has
+        negative entries, or a row does not sum to 1.
+
     Examples
     --------
     >>> from sklearn_plc.noise import flip_labels_with_matrix
@@ -473,6 +512,19 @@ def estimate_posterior(X, y, *, estimator=None, cv=5, random_state=None):
     -------
     proba : ndarray of shape (n_samples, n_classes)
         Columns follow ``np.unique(y)``.
+
+    Raises
+    ------
+    ValueError
+        From cross-validation, e.g. when a class has fewer samples than `cv`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn_plc.noise import estimate_posterior
+    >>> X, y = load_iris(return_X_y=True)
+    >>> estimate_posterior(X, y, random_state=0).shape
+    (150, 3)
     """
     if estimator is None:
         estimator = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
@@ -567,6 +619,12 @@ class UniformNoise(_IIDNoise):
     noisy_mask_ : ndarray of bool of shape (n_samples,)
         Which labels changed.
 
+    Raises
+    ------
+    ValueError
+        From ``corrupt``/``fit_resample``: an out-of-range parameter
+        (``InvalidParameterError``).
+
     Examples
     --------
     >>> import numpy as np
@@ -610,6 +668,13 @@ class AsymmetricNoise(_IIDNoise):
     classes_, noise_rate_, transition_matrix_, noisy_mask_
         As in :class:`UniformNoise`.
 
+    Raises
+    ------
+    ValueError
+        From ``corrupt``/``fit_resample``: an out-of-range parameter
+        (``InvalidParameterError``); a mapping that names an unknown class or
+        maps a class to itself.
+
     Examples
     --------
     >>> import numpy as np
@@ -651,6 +716,13 @@ class TransitionMatrixNoise(_IIDNoise):
     ----------
     classes_, noise_rate_, transition_matrix_, noisy_mask_
         As in :class:`UniformNoise`; ``transition_matrix_`` is the empirical one.
+
+    Raises
+    ------
+    ValueError
+        From ``corrupt``/``fit_resample``: an out-of-range parameter
+        (``InvalidParameterError``); a transition matrix that is not square, not
+        one row per class, negative, or not row-stochastic.
 
     Examples
     --------
@@ -706,6 +778,14 @@ class PMDNoise(_LabelNoise):
         Each sample's probability of being flipped.
     scale_ : float
         The solved constant ``c``.
+
+    Raises
+    ------
+    ValueError
+        From ``corrupt``/``fit_resample``: an out-of-range parameter
+        (``InvalidParameterError``); an unreachable noise level (the message
+        gives the largest reachable one); a posterior of the wrong shape, with
+        negative entries or rows not summing to 1.
 
     Examples
     --------
@@ -805,6 +885,12 @@ class HybridNoise(_LabelNoise):
     pmd_, iid_ : fitted copies of `pmd` and `iid`
     classes_, noise_rate_, transition_matrix_, noisy_mask_
         As in :class:`UniformNoise`, from clean to final labels.
+
+    Raises
+    ------
+    ValueError
+        From ``corrupt``/``fit_resample``: an out-of-range parameter
+        (``InvalidParameterError``); any error of its two parts.
 
     Examples
     --------

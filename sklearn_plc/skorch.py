@@ -50,6 +50,12 @@ def plateau_epoch(
     Returns
     -------
     bool
+
+    Examples
+    --------
+    >>> from sklearn_plc.skorch import plateau_epoch
+    >>> plateau_epoch([0.2, 0.4, 0.5, 0.6]), plateau_epoch([0.5, 0.6, 0.603, 0.606])
+    (False, True)
     """
     if len(agreement) < max(min_epochs, 3):
         return False
@@ -151,6 +157,16 @@ class PLCCallback(Callback):
     agreement_ : list of float
         Per recorded epoch, the fraction of training samples whose predicted
         class was their label at that time.
+
+    Raises
+    ------
+    ValueError
+        At the start of training: ``proba_source="training_pass"`` with a
+        user-defined ``iterator_train__sampler``; an invalid ``warm_up`` or
+        ``proba_source``.
+    TypeError
+        When the training data is a torch Dataset that holds its own targets
+        (pass a ``SliceDataset`` and ``y`` instead).
 
     Notes
     -----
