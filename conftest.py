@@ -1,4 +1,11 @@
 import importlib.util
 
-# The skorch module imports torch; skip its doctests where torch is not installed.
-collect_ignore = [] if importlib.util.find_spec("skorch") else ["sklearn_plc/skorch.py"]
+# Modules that import optional dependencies: skip their doctests without them.
+collect_ignore = [
+    path
+    for path, dependency in [
+        ("sklearn_plc/skorch.py", "skorch"),
+        ("sklearn_plc/plotting.py", "matplotlib"),
+    ]
+    if importlib.util.find_spec(dependency) is None
+]

@@ -101,35 +101,30 @@ def format_table(results):
 
 
 def plot_blobs(result, path):
-    """Figure 1-style view of one blobs run: noisy labels, then PLC's corrections."""
+    """Figure 1-style view of one blobs run, and its correction history."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    X = result["X_train"]
-    y_clean, y_noisy = result["y_train"], result["y_noisy"]
-    y_corrected = result["plc_model"].labels_
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.8), sharex=True, sharey=True)
-    panels = [
-        ("Clean labels", y_clean, None),
-        ("PMD noise: corrupted in red", y_noisy, y_noisy != y_clean),
-        ("After PLC: still wrong in red", y_corrected, y_corrected != y_clean),
-    ]
-    for ax, (title, labels, wrong) in zip(axes, panels, strict=True):
-        ax.scatter(X[:, 0], X[:, 1], c=labels, cmap="tab10", vmin=0, vmax=9, s=8)
-        if wrong is not None:
-            ax.scatter(
-                X[wrong, 0],
-                X[wrong, 1],
-                facecolors="none",
-                edgecolors="red",
-                s=30,
-                linewidths=0.8,
-            )
-            title += f" ({100 * wrong.mean():.1f}% wrong)"
-        ax.set_title(title)
-    fig.suptitle("sklearn-plc quick benchmark: PLC on 2-D blobs")
+    from sklearn_plc.plotting import plot_correction_history, plot_corrections_2d
+
+    plc = result["plc_model"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5))
+    plot_corrections_2d(
+        result["X_train"],
+        result["y_train"],
+        result["y_noisy"],
+        plc.labels_,
+        estimator=plc,
+        threshold=plc.theta,
+        ax=left,
+    )
+    left.set_title("PMD noise on 2-D blobs: what PLC fixed (shaded: confident)")
+    plot_correction_history(
+        plc, y_noisy=result["y_noisy"], y_clean=result["y_train"], ax=right
+    )
+    right.set_title("corrections per round")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -3,10 +3,11 @@
 The main entry point is :class:`PLCClassifier`, a scikit-learn meta-estimator that
 wraps any classifier with ``predict_proba``. The correction rule and its schedule
 are plain functions in :mod:`sklearn_plc.correction`; label-noise injectors live in
-:mod:`sklearn_plc.noise`.
+:mod:`sklearn_plc.noise`, recovery metrics in :mod:`sklearn_plc.metrics` and plots
+in :mod:`sklearn_plc.plotting` (needs matplotlib).
 """
 
-from . import noise
+from . import metrics, noise
 from ._version import __version__
 from .classifier import PLCClassifier
 from .correction import confidence_ratio, correct_labels, next_threshold
@@ -16,6 +17,7 @@ __all__ = [
     "__version__",
     "confidence_ratio",
     "correct_labels",
+    "metrics",
     "next_threshold",
     "noise",
 ]

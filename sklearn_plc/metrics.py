@@ -1,0 +1,80 @@
+"""How well a label correction recovered the clean labels."""
+
+import numpy as np
+from sklearn.utils.validation import check_consistent_length, column_or_1d
+
+__all__ = ["label_recovery_report"]
+
+
+def _ratio(numerator, denominator):
+    return float(numerator / denominator) if denominator else float("nan")
+
+
+def label_recovery_report(y_clean, y_noisy, y_corrected):
+    """Compare corrected labels with the noisy labels they came from and the truth.
+
+    Parameters
+    ----------
+    y_clean : array-like of shape (n_samples,)
+        The true labels (known in experiments, e.g. before injecting noise).
+    y_noisy : array-like of shape (n_samples,)
+        The labels given to the correction method.
+    y_corrected : array-like of shape (n_samples,)
+        The labels after correction (``PLCClassifier.labels_``).
+
+    Returns
+    -------
+    report : dict
+        - ``n_samples``; ``n_noisy``: labels wrong before correction;
+          ``n_changed``: labels the correction changed.
+        - ``purity_before``, ``purity_after``: fraction of labels equal to the
+          clean ones, before and after.
+        - ``n_fixed``: wrong labels made right; ``n_damaged``: right labels made
+          wrong; ``n_wrong_to_wrong``: wrong labels changed to another wrong one.
+        - ``precision``: of the changed labels, the share now right
+          (``n_fixed / n_changed``).
+        - ``recall``: of the wrong labels, the share fixed
+          (``n_fixed / n_noisy``).
+        - ``damage``: of the right labels, the share made wrong
+          (``n_damaged / (n_samples - n_noisy)``).
+
+        A ratio whose denominator is 0 is NaN.
+
+    Raises
+    ------
+    ValueError
+        If the three arrays differ in length.
+
+    Examples
+    --------
+    >>> from sklearn_plc.metrics import label_recovery_report
+    >>> report = label_recovery_report(
+    ...     y_clean=[0, 0, 1, 1], y_noisy=[0, 1, 0, 1], y_corrected=[0, 0, 1, 0])
+    >>> report["n_fixed"], report["n_damaged"], report["precision"]
+    (2, 1, 0.6666666666666666)
+    """
+    y_clean, y_noisy, y_corrected = (
+        column_or_1d(np.asarray(y)) for y in (y_clean, y_noisy, y_corrected)
+    )
+    check_consistent_length(y_clean, y_noisy, y_corrected)
+    n_samples = y_clean.shape[0]
+    right_before = y_noisy == y_clean
+    right_after = y_corrected == y_clean
+    changed = y_corrected != y_noisy
+    n_noisy = int(np.count_nonzero(~right_before))
+    n_changed = int(np.count_nonzero(changed))
+    n_fixed = int(np.count_nonzero(changed & ~right_before & right_after))
+    n_damaged = int(np.count_nonzero(changed & right_before))
+    return {
+        "n_samples": n_samples,
+        "n_noisy": n_noisy,
+        "n_changed": n_changed,
+        "purity_before": _ratio(np.count_nonzero(right_before), n_samples),
+        "purity_after": _ratio(np.count_nonzero(right_after), n_samples),
+        "n_fixed": n_fixed,
+        "n_damaged": n_damaged,
+        "n_wrong_to_wrong": n_changed - n_fixed - n_damaged,
+        "precision": _ratio(n_fixed, n_changed),
+        "recall": _ratio(n_fixed, n_noisy),
+        "damage": _ratio(n_damaged, n_samples - n_noisy),
+    }

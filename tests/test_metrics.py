@@ -1,0 +1,43 @@
+import numpy as np
+import pytest
+
+from sklearn_plc.metrics import label_recovery_report
+
+
+def test_counts_fixed_damaged_and_wrong_to_wrong_labels():
+    y_clean = np.array([0, 0, 1, 1, 2, 2])
+    y_noisy = np.array([1, 0, 0, 1, 0, 2])  # samples 0, 2, 4 wrong
+    y_corrected = np.array([0, 1, 1, 1, 1, 2])  # fixes 0 and 2, breaks 1, 4 -> 1
+    report = label_recovery_report(y_clean, y_noisy, y_corrected)
+    assert report["n_noisy"] == 3
+    assert report["n_changed"] == 4
+    assert report["n_fixed"] == 2
+    assert report["n_damaged"] == 1
+    assert report["n_wrong_to_wrong"] == 1
+    assert report["purity_before"] == pytest.approx(3 / 6)
+    assert report["purity_after"] == pytest.approx(4 / 6)
+    assert report["precision"] == pytest.approx(2 / 4)
+    assert report["recall"] == pytest.approx(2 / 3)
+    assert report["damage"] == pytest.approx(1 / 3)
+
+
+def test_no_change_gives_nan_precision():
+    report = label_recovery_report([0, 1], [1, 1], [1, 1])
+    assert np.isnan(report["precision"])
+    assert report["recall"] == 0.0
+
+
+def test_no_noise_gives_nan_recall():
+    report = label_recovery_report([0, 1], [0, 1], [0, 1])
+    assert np.isnan(report["recall"])
+    assert report["damage"] == 0.0
+
+
+def test_string_labels_work():
+    report = label_recovery_report(["a", "b"], ["b", "b"], ["a", "b"])
+    assert report["n_fixed"] == 1 and report["purity_after"] == 1.0
+
+
+def test_arrays_of_different_lengths_are_rejected():
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        label_recovery_report([0, 1], [0, 1, 1], [0, 1])
