@@ -125,6 +125,10 @@ class LabelCorrector:
         """The probabilities in the current window, oldest first."""
         return tuple(self._window)
 
+    def release_recorded(self):
+        """Drop the recorded probabilities (e.g. to free GPU memory after a run)."""
+        self._window.clear()
+
     def add_proba(self, proba):
         """Record the probabilities of a new model (one fit or one epoch)."""
         self._window.append(proba)

@@ -98,6 +98,10 @@ def _training_label_store(dataset_train):
     return base, positions
 
 
+def _tensor_to_numpy(proba):
+    return proba.detach().float().cpu().numpy()
+
+
 def _as_int_array(y):
     if isinstance(y, torch.Tensor):
         return y.detach().cpu().numpy().astype(np.int64)
@@ -150,8 +154,11 @@ class PLCCallback(Callback):
         Positions, in the data passed to ``fit``, of the samples whose labels
         were corrected (all but the validation split).
     recorded_bytes_ : int
-        Memory held by the recorded outputs: ``window × n_train × n_classes``
-        floats, on the net's device.
+        Peak memory held by the recorded outputs during training:
+        ``window × n_train × n_classes`` floats, on the net's device. They are
+        released when training ends.
+    recorded_device_ : str or None
+        The device the recorded outputs were kept on (e.g. ``"cuda:0"``).
     warm_up_ : int or None
         The epoch count after which correction started (None if it never did).
     agreement_ : list of float
@@ -246,6 +253,13 @@ class PLCCallback(Callback):
         for key in ("iterator_train__sampler", "iterator_train__shuffle"):
             params.pop(key, None)
         params.update(self._saved_iterator_params)
+        # Keep the results, not the run's working state: the training Dataset,
+        # the sampler and the recorded outputs (window × n × k on the device).
+        if self.corrector_ is not None:
+            recorded = self.corrector_.recorded
+            self.recorded_device_ = str(recorded[-1].device) if recorded else None
+            self.corrector_.release_recorded()
+        self._store = self._sampler = self._epoch_proba = None
 
     def _start(self, net, dataset_train):
         store, positions = _training_label_store(dataset_train)
@@ -265,7 +279,7 @@ class PLCCallback(Callback):
             # with "auto", the callback ends the warm-up (see on_epoch_end)
             warm_up=np.iinfo(np.int32).max if self.warm_up == "auto" else self.warm_up,
             window=self.window,
-            to_numpy=lambda proba: proba.detach().float().cpu().numpy(),
+            to_numpy=_tensor_to_numpy,
         )
         self._epoch_proba = None
         self.recorded_bytes_ = 0
