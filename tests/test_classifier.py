@@ -271,6 +271,14 @@ def test_inputs_are_not_mutated(noisy_blobs):
     np.testing.assert_array_equal(y, noisy_blobs.y_noisy)
 
 
+def test_parallel_folds_give_the_same_labels(noisy_blobs):
+    serial = PLCClassifier(n_jobs=1, random_state=0)
+    parallel = PLCClassifier(n_jobs=2, random_state=0)
+    serial.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    parallel.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    np.testing.assert_array_equal(serial.labels_, parallel.labels_)
+
+
 def test_custom_splitter_is_used(noisy_blobs):
     plc = PLCClassifier(cv=KFold(3, shuffle=True, random_state=0), random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)

@@ -100,6 +100,24 @@ def test_auto_warm_up_starts_correcting_once_agreement_levels_off(noisy_digits):
     assert purity(model.labels_, y) > purity(y_noisy, y)
 
 
+class SoftmaxNet(torch.nn.Module):
+    """skorch's default convention: the module returns probabilities."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = Conv2DNet()
+
+    def forward(self, X):
+        return torch.softmax(self.net(X), dim=-1)
+
+
+def test_a_probability_module_with_the_default_nll_loss_works(noisy_digits):
+    X, y, y_noisy = noisy_digits
+    net = make_net(SoftmaxNet, criterion=torch.nn.NLLLoss)
+    model = plc(net).fit(X, y_noisy)
+    assert purity(model.labels_, y) > purity(y_noisy, y)
+
+
 def test_eval_pass_probabilities_also_correct_labels(noisy_digits):
     X, y, y_noisy = noisy_digits
     model = plc(make_net(Conv2DNet), confidence="eval_pass").fit(X, y_noisy)
