@@ -21,8 +21,11 @@ class LabelCorrector:
     ----------
     labels : ndarray of int of shape (n_samples,)
         The given (noisy) labels as class indices. Copied, never modified.
-    theta, beta, theta_end, schedule, min_correction_rate, warm_up, window
+    theta, beta, theta_end, schedule, min_correction_rate, window
         As in :class:`~sklearn_plc.PLCClassifier`.
+    warm_up : int >= 0 or None
+        Rounds before the first correction pass; None to warm up until
+        :meth:`end_warm_up` is called (a warm-up chosen from the data).
     to_numpy : callable, default=numpy.asarray
         Turns the averaged probabilities into a NumPy array for the pass. The
         recorded probabilities may be any array type supporting ``+`` and ``/``
@@ -96,6 +99,15 @@ class LabelCorrector:
             new_labels[undo] = self.labels[undo]
             changed[undo] = False
 
+    def end_warm_up(self):
+        """End the warm-up now: the next round runs a correction pass."""
+        self.warm_up = self.n_rounds
+
+    @property
+    def warming_up(self):
+        """Whether the next round is still part of the warm-up."""
+        return self.warm_up is None or self.n_rounds < self.warm_up
+
     @property
     def n_rounds(self):
         """How many rounds have been run."""
@@ -136,7 +148,11 @@ class LabelCorrector:
     def averaged_proba(self):
         """Mean of the probabilities recorded in the last ``window`` rounds."""
         if not self._window:
-            raise RuntimeError("add_proba must be called before the first round.")
+            raise RuntimeError(
+                "No predictions were recorded before the first correction pass "
+                "(add_proba was never called); check that the training data is not "
+                "empty."
+            )
         if len(self._window) == 1:
             return self._window[0]
         total = self._window[0]
@@ -162,8 +178,9 @@ class LabelCorrector:
         round_index = self.n_rounds
         threshold = self.threshold
         n_samples = self.labels.shape[0]
-        if round_index < self.warm_up:
+        if self.warming_up:
             changed = np.zeros(n_samples, dtype=bool)
+            n_corrected = 0
         else:
             new_labels, changed = correct_labels(
                 self.to_numpy(self.averaged_proba()), self.labels, threshold
@@ -175,8 +192,7 @@ class LabelCorrector:
             )
             self.labels = new_labels
             self.corrected_iter[changed] = round_index
-        n_corrected = int(np.count_nonzero(changed))
-        if round_index >= self.warm_up:
+            n_corrected = samples.shape[0]
             self.converged = threshold >= self.theta_end and is_quiet_pass(
                 n_corrected, n_samples, self.min_correction_rate
             )

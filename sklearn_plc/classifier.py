@@ -425,7 +425,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             return self.window
         return 1 if net is None else 5
 
-    def _check_params_against_data(self, estimator, classes, encoded):
+    def _check_params_against_data(self, estimator, confidence, classes, encoded):
         if not hasattr(estimator, "predict_proba"):
             raise ValueError(
                 f"The estimator {estimator!r} has no predict_proba; PLC compares "
@@ -433,7 +433,6 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "classifier with predict_proba (e.g. SVC(probability=True)), or "
                 "wrap it in sklearn.calibration.CalibratedClassifierCV."
             )
-        confidence = self._resolve_confidence()
         if confidence in NET_CONFIDENCES and not _is_skorch_net(estimator):
             raise ValueError(
                 f"confidence={confidence!r} records a neural network's outputs during "
@@ -555,11 +554,12 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             non-finite probabilities.
         """
         estimator = self._get_estimator()
+        confidence = self._resolve_confidence()
         classes, encoded = _encode_labels(y)
-        if self._resolve_confidence() in NET_CONFIDENCES:
-            self._check_params_against_data(estimator, classes, encoded)
+        if confidence in NET_CONFIDENCES:
+            self._check_params_against_data(estimator, confidence, classes, encoded)
             return self._fit_net(
-                estimator, X, classes, encoded, sample_weight, fit_params
+                estimator, confidence, X, classes, encoded, sample_weight, fit_params
             )
         X = self._validate_X(X, reset=True)
         try:
@@ -568,7 +568,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"X and y must have one label per row of X. {error}"
             ) from error
-        self._check_params_against_data(estimator, classes, encoded)
+        self._check_params_against_data(estimator, confidence, classes, encoded)
         if sample_weight is not None:
             sample_weight = column_or_1d(sample_weight).astype(np.float64)
             if sample_weight.shape[0] != encoded.shape[0]:
@@ -583,7 +583,6 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         if self.random_state is not None:
             estimator = _seed_unset_random_states(clone(estimator), rng)
-        confidence = self._resolve_confidence()
         splits = self._make_splits(X, encoded, rng) if confidence == "cv" else None
         continuing = confidence == "in_sample" and _sets_warm_start(estimator)
 
@@ -591,13 +590,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             estimator, X, encoded, classes.shape[0], splits, fit_params, continuing
         )
         self.termination_condition_ = "converged" if corrector.converged else "max_iter"
-        self.classes_ = classes
-        self.labels_ = classes[corrector.labels]
-        self.corrections_ = self._corrections_in_label_space(corrector)
-        self.corrected_iter_ = corrector.corrected_iter
-        self.history_ = corrector.history
-        self.n_iter_ = corrector.n_rounds
-        self.theta_ = corrector.threshold
+        self._set_correction_results(classes, encoded, corrector)
 
         model_is_current = splits is None and np.array_equal(
             fitted_labels, corrector.labels
@@ -671,7 +664,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                     break
         return corrector, model, fitted_labels
 
-    def _fit_net(self, net, X, classes, encoded, sample_weight, fit_params):
+    def _fit_net(self, net, confidence, X, classes, encoded, sample_weight, fit_params):
         """PLC inside one training run of a skorch net (see :class:`PLCCallback`)."""
         import torch
 
@@ -699,7 +692,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             min_correction_rate=self.min_correction_rate,
             warm_up=self._resolve_warm_up(net),
             window=self._resolve_window(net),
-            proba_source=self._resolve_confidence(),
+            proba_source=confidence,
         )
         net = clone(net)
         existing = net.callbacks if isinstance(net.callbacks, list) else []
@@ -714,17 +707,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 net.fit(X, labels, **fit_params)
 
         callback = dict(net.callbacks_)["plc"]
-        corrector, positions = callback.corrector_, callback.training_positions_
-        corrected = encoded.copy()
-        corrected[positions] = corrector.labels
-        self.corrected_iter_ = np.full(encoded.shape[0], -1, dtype=np.intp)
-        self.corrected_iter_[positions] = corrector.corrected_iter
-        self.classes_ = classes
-        self.labels_ = classes[corrected]
-        self.corrections_ = self._corrections_in_label_space(corrector, positions)
-        self.history_ = corrector.history
-        self.n_iter_ = corrector.n_rounds
-        self.theta_ = corrector.threshold
+        corrector = callback.corrector_
+        self._set_correction_results(
+            classes, encoded, corrector, callback.training_positions_
+        )
         self.termination_condition_ = (
             "converged" if corrector.converged else "max_epochs"
         )
@@ -733,16 +719,31 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.estimator_ = net
         return self
 
-    def _corrections_in_label_space(self, corrector, positions=None):
+    def _set_correction_results(self, classes, encoded, corrector, positions=None):
+        """Set the fitted attributes that describe the run, for every entry point.
+
+        `positions` are the rows of X whose labels the corrector saw (all rows
+        when None; a net's training split otherwise); other rows keep `encoded`.
+        """
+        n_samples = encoded.shape[0]
+        positions = np.arange(n_samples) if positions is None else positions
+        labels = encoded.copy()
+        labels[positions] = corrector.labels
+        corrected_iter = np.full(n_samples, -1, dtype=np.intp)
+        corrected_iter[positions] = corrector.corrected_iter
         changes = corrector.corrections
-        return {
+        self.classes_ = classes
+        self.labels_ = classes[labels]
+        self.corrected_iter_ = corrected_iter
+        self.corrections_ = {
             "round": changes["round"],
-            "sample": changes["sample"]
-            if positions is None
-            else np.asarray(positions)[changes["sample"]],
-            "from": self.classes_[changes["from"]],
-            "to": self.classes_[changes["to"]],
+            "sample": positions[changes["sample"]],
+            "from": classes[changes["from"]],
+            "to": classes[changes["to"]],
         }
+        self.history_ = corrector.history
+        self.n_iter_ = corrector.n_rounds
+        self.theta_ = corrector.threshold
 
     def _check_model(self):
         if not hasattr(self, "estimator_") and hasattr(self, "labels_"):

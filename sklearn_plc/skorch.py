@@ -277,7 +277,7 @@ class PLCCallback(Callback):
             schedule=self.schedule,
             min_correction_rate=self.min_correction_rate,
             # with "auto", the callback ends the warm-up (see on_epoch_end)
-            warm_up=np.iinfo(np.int32).max if self.warm_up == "auto" else self.warm_up,
+            warm_up=None if self.warm_up == "auto" else self.warm_up,
             window=self.window,
             to_numpy=_tensor_to_numpy,
         )
@@ -335,16 +335,12 @@ class PLCCallback(Callback):
             self.agreement_.append(
                 float((latest.argmax(dim=1) == labels).float().mean())
             )
-        if self.warm_up_ is None and (
+        if corrector.warm_up is None and (
             plateau_epoch(self.agreement_)
             or corrector.n_rounds + 1 >= self._max_warm_up
         ):
-            self.warm_up_ = corrector.warm_up = corrector.n_rounds
-        if corrector.n_rounds >= corrector.warm_up and not corrector.recorded:
-            raise RuntimeError(
-                "No predictions were recorded before the first correction pass; "
-                "check that the training data is not empty."
-            )
+            corrector.end_warm_up()
+            self.warm_up_ = corrector.warm_up
         changed = corrector.run_round()
         if changed.any():
             self._write_labels()
