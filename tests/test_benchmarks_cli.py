@@ -3,18 +3,74 @@ import json
 import pytest
 
 pytest.importorskip("matplotlib")
+pytest.importorskip("cleanlab")
 
 from benchmarks.__main__ import main
+from benchmarks.tables import NOISE_CELLS, QUICK
 
 
-def test_quick_benchmark_writes_a_table_results_and_a_plot(tmp_path, capsys):
-    # The README's main job: guard it against regressions.
-    main(["quick", "--output", str(tmp_path)])
-    folder = tmp_path / "quick"
-    table = (folder / "quick.md").read_text()
-    assert "| blobs-2d |" in table and "| digits |" in table
-    runs = json.loads((folder / "quick.json").read_text())
-    assert {run["dataset"] for run in runs} == {"blobs-2d", "digits"}
-    assert all(0 <= run["PLC_acc"] <= 1 for run in runs)
-    assert (folder / "blobs.png").read_bytes()[:4] == b"\x89PNG"
+def test_tables_cli_writes_markdown_json_and_a_plot_for_a_tiny_grid(tmp_path, capsys):
+    main(
+        [
+            "tables",
+            "--datasets",
+            "blobs-2d",
+            "wine",
+            "--noises",
+            "I-35",
+            "II+U30",
+            "--seeds",
+            "0",
+            "1",
+            "--jobs",
+            "2",
+            "--output",
+            str(tmp_path),
+        ]
+    )
+    folder = tmp_path / "tables"
+    results = json.loads((folder / "tables.json").read_text())
+    cells = [run for run in results["runs"] if run["kind"] == "cell"]
+    assert len(cells) == 2 * 2 * 2
+    for run in cells:
+        for method in ("Standard", "PLC", "cleanlab"):
+            assert 0 <= run[method]["accuracy"] <= 1
+        assert 0 <= run["PLC"]["purity_after"] <= 1
+    assert {run["dataset"] for run in results["runs"] if run["kind"] == "clean"} == {
+        "blobs-2d",
+        "wine",
+    }
+    table = (folder / "tables.md").read_text()
+    assert "| Type-I (35%) |" in table
+    assert "| Type-II + 30% Uniform |" in table
+    assert "PLC ≥ cleanlab in" in table
+    assert (folder / "gains.png").read_bytes()[:4] == b"\x89PNG"
     assert "Standard" in capsys.readouterr().out
+
+
+def test_unreachable_noise_level_is_reported_not_lowered(tmp_path):
+    from benchmarks.tables import _data, format_tables, run_cell
+
+    X_train, _, y_train, _ = _data("wine")
+    one_hot = (y_train[:, None] == [0, 1, 2]).astype(float)  # certain posterior
+    row = run_cell("wine", "I-70", 0, one_hot, methods=("Standard",))
+    assert "unreachable" in row and "Standard" not in row
+    meta = {
+        "command": "c",
+        "machine": "m",
+        "python": "3",
+        "jobs": 1,
+        "date": "d",
+        "wall_s": 0.0,
+        "seeds": [0],
+        "datasets": {"wine": "wine"},
+        "noises": ["I-70"],
+        "methods": ["Standard"],
+    }
+    assert "not reachable" in format_tables([row], meta)
+
+
+def test_quick_subset_is_representative_and_names_known_cells():
+    assert set(QUICK["noises"]) <= set(NOISE_CELLS)
+    kinds = {NOISE_CELLS[noise].iid is None for noise in QUICK["noises"]}
+    assert kinds == {True, False}  # one PMD row and one hybrid row

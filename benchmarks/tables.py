@@ -1,0 +1,716 @@
+"""The layout of the paper's Tables 1–2 on offline data: Standard, PLC, cleanlab.
+
+Every (dataset, noise, seed) cell trains, on the same noisy labels and with the
+same base model and seed:
+
+- **Standard**: the base model on the noisy labels;
+- **PLC**: ``PLCClassifier(base model)`` with its defaults;
+- **cleanlab**: ``cleanlab.classification.CleanLearning(base model)`` with its
+  defaults (5-fold out-of-fold probabilities, label issues removed);
+
+and, once per (dataset, seed), the base model on the clean labels (the upper
+bound). Test labels are always clean and nothing is tuned on them.
+
+As in the paper, each dataset has one fixed train/test split, the clean
+posterior η is approximated once per dataset by the base model's out-of-fold
+probabilities on the clean training labels, and the seeds vary the noise draw,
+the model's initialisation and the folds. A noise level that the posterior
+cannot reach (PMD only flips samples labelled with their most likely class) is
+reported as such, never silently lowered.
+"""
+
+import datetime
+import functools
+import json
+import os
+import platform
+import sys
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from joblib import Parallel, delayed
+from tqdm.auto import tqdm
+
+from sklearn_plc import PLCClassifier
+from sklearn_plc.metrics import label_recovery_report
+from sklearn_plc.noise import (
+    AsymmetricNoise,
+    HybridNoise,
+    PMDNoise,
+    UniformNoise,
+    estimate_posterior,
+)
+
+METHODS = ("Standard", "PLC", "cleanlab")
+SEEDS = (0, 1, 2)
+
+
+@dataclass(frozen=True)
+class NoiseCell:
+    """One row of Table 1 (PMD) or Table 2 (PMD + i.i.d. noise)."""
+
+    label: str
+    pmd_type: str
+    pmd_level: float
+    iid: str | None = None  # "uniform" or "asymmetric"
+    iid_level: float = 0.0
+
+    @property
+    def table(self):
+        return "Table 1: PMD noise" if self.iid is None else "Table 2: hybrid noise"
+
+    def corrupt(self, y, posterior, seed):
+        """Noisy labels and the realised noise rate (``ValueError`` if unreachable)."""
+        pmd = PMDNoise(self.pmd_type, self.pmd_level, random_state=seed)
+        if self.iid is None:
+            noise = pmd
+        else:
+            iid_class = UniformNoise if self.iid == "uniform" else AsymmetricNoise
+            noise = HybridNoise(pmd, iid_class(self.iid_level, random_state=seed + 1))
+        y_noisy = noise.corrupt(y, posterior)
+        return y_noisy, float(noise.noise_rate_)
+
+
+def _noise_cells():
+    cells = {}
+    for pmd_type in ("I", "II", "III"):
+        for level in (0.35, 0.70):
+            cells[f"{pmd_type}-{round(100 * level)}"] = NoiseCell(
+                f"Type-{pmd_type} ({round(100 * level)}%)", pmd_type, level
+            )
+    for pmd_type in ("I", "II", "III"):
+        for iid, iid_level, short in (
+            ("uniform", 0.3, "U30"),
+            ("uniform", 0.6, "U60"),
+            ("asymmetric", 0.3, "A30"),
+        ):
+            cells[f"{pmd_type}+{short}"] = NoiseCell(
+                f"Type-{pmd_type} + {round(100 * iid_level)}% {iid.capitalize()}",
+                pmd_type,
+                0.35,
+                iid,
+                iid_level,
+            )
+    return cells
+
+
+NOISE_CELLS = _noise_cells()
+
+
+# --- datasets and base models -------------------------------------------------
+
+
+def _linear_model():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+
+
+def _digits_cnn():
+    import torch
+    from skorch import NeuralNetClassifier
+
+    from .nets import Conv2DNet
+
+    return NeuralNetClassifier(
+        Conv2DNet,
+        criterion=torch.nn.CrossEntropyLoss,
+        optimizer=torch.optim.Adam,
+        lr=2e-3,
+        batch_size=64,
+        max_epochs=30,
+        train_split=None,
+        verbose=0,
+    )
+
+
+def _mnist1d_cnn():
+    from .nets import make_mnist1d_net
+
+    return make_mnist1d_net(max_epochs=30)
+
+
+def _split(X, y):
+    from sklearn.model_selection import train_test_split
+
+    return train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
+
+
+def _load_blobs():
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(
+        n_samples=1500,
+        centers=[[-2, 0], [2, 0], [0, 3]],
+        cluster_std=1.6,
+        random_state=0,
+    )
+    return _split(X, y)
+
+
+def _load_wine():
+    from sklearn.datasets import load_wine
+
+    return _split(*load_wine(return_X_y=True))
+
+
+def _load_synthetic():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(
+        n_samples=3000,
+        n_features=20,
+        n_informative=10,
+        n_redundant=4,
+        n_classes=5,
+        n_clusters_per_class=1,
+        class_sep=1.5,
+        random_state=0,
+    )
+    return _split(X, y)
+
+
+def _load_digits_images():
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    images = (X / 16.0).astype(np.float32).reshape(-1, 1, 8, 8)
+    return _split(images, y.astype(np.int64))
+
+
+def _load_mnist1d():
+    from .nets import make_mnist1d
+
+    return make_mnist1d(n_samples=5000, seed=0)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A fixed train/test split and the base model every method wraps."""
+
+    name: str
+    description: str
+    load: object  # () -> X_train, X_test, y_train, y_test
+    base_model: object  # () -> unfitted estimator
+    uses_torch: bool = False
+
+
+DATASETS = {
+    dataset.name: dataset
+    for dataset in (
+        Dataset(
+            "blobs-2d",
+            "3 overlapping 2-D Gaussian blobs, n=1500; logistic regression",
+            _load_blobs,
+            _linear_model,
+        ),
+        Dataset(
+            "wine",
+            "sklearn wine, 13 features, 3 classes, n=178; logistic regression",
+            _load_wine,
+            _linear_model,
+        ),
+        Dataset(
+            "synthetic-5",
+            "make_classification, 20 features, 5 classes, n=3000; logistic regression",
+            _load_synthetic,
+            _linear_model,
+        ),
+        Dataset(
+            "digits",
+            "sklearn 8×8 digit images, 10 classes, n=1797; skorch 2-D CNN, 30 epochs",
+            _load_digits_images,
+            _digits_cnn,
+            uses_torch=True,
+        ),
+        Dataset(
+            "mnist1d",
+            "mnist1d generated locally, 40-long signals, 10 classes, n=5000; "
+            "skorch 1-D CNN, 30 epochs",
+            _load_mnist1d,
+            _mnist1d_cnn,
+            uses_torch=True,
+        ),
+    )
+}
+
+QUICK = {
+    "datasets": ("blobs-2d", "digits"),
+    "noises": ("I-35", "III+U30"),
+    "seeds": SEEDS,
+}
+
+
+@functools.cache
+def _data(name):
+    """The dataset's split, cached per process (workers load it once)."""
+    return DATASETS[name].load()
+
+
+def _seed_everything(dataset, seed, threads):
+    if dataset.uses_torch:
+        import torch
+
+        torch.set_num_threads(threads)
+        torch.manual_seed(seed)
+
+
+def _posterior(name, threads):
+    """Out-of-fold η on the clean training labels (seed 0, 5 folds)."""
+    dataset = DATASETS[name]
+    X_train, _, y_train, _ = _data(name)
+    _seed_everything(dataset, 0, threads)
+    start = time.perf_counter()
+    posterior = estimate_posterior(
+        X_train, y_train, estimator=dataset.base_model(), cv=5, random_state=0
+    )
+    return name, posterior, time.perf_counter() - start
+
+
+# --- one cell -----------------------------------------------------------------
+
+
+def _make_method(method, dataset, seed):
+    if method == "Standard":
+        return dataset.base_model()
+    if method == "PLC":
+        return PLCClassifier(dataset.base_model(), random_state=seed)
+    from cleanlab.classification import CleanLearning
+
+    # n_jobs=1: cleanlab's own process pool cannot start inside joblib workers.
+    return CleanLearning(
+        dataset.base_model(), seed=seed, find_label_issues_kwargs={"n_jobs": 1}
+    )
+
+
+def _fit_and_score(model, dataset, seed, threads, X_train, labels, X_test, y_test):
+    _seed_everything(dataset, seed, threads)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X_train, labels)
+    fit_s = time.perf_counter() - start
+    return float(np.mean(model.predict(X_test) == y_test)), fit_s
+
+
+def run_clean(name, seed, threads=1):
+    """The clean-label upper bound of one (dataset, seed)."""
+    dataset = DATASETS[name]
+    X_train, X_test, y_train, y_test = _data(name)
+    accuracy, fit_s = _fit_and_score(
+        dataset.base_model(), dataset, seed, threads, X_train, y_train, X_test, y_test
+    )
+    return {
+        "kind": "clean",
+        "dataset": name,
+        "seed": seed,
+        "accuracy": accuracy,
+        "fit_s": fit_s,
+    }
+
+
+def run_cell(name, noise_id, seed, posterior, methods=METHODS, threads=1):
+    """Every method on one (dataset, noise, seed): accuracy, recovery, fit time."""
+    dataset = DATASETS[name]
+    cell = NOISE_CELLS[noise_id]
+    X_train, X_test, y_train, y_test = _data(name)
+    row = {"kind": "cell", "dataset": name, "noise": noise_id, "seed": seed}
+    try:
+        y_noisy, row["noise_rate"] = cell.corrupt(y_train, posterior, seed)
+    except ValueError as error:  # the level is not reachable on this posterior
+        row["unreachable"] = str(error).split(":")[-1].strip()
+        return row
+    for method in methods:
+        model = _make_method(method, dataset, seed)
+        accuracy, fit_s = _fit_and_score(
+            model, dataset, seed, threads, X_train, y_noisy, X_test, y_test
+        )
+        row[method] = {"accuracy": accuracy, "fit_s": fit_s}
+        if method == "PLC":
+            row[method].update(
+                label_recovery_report(y_train, y_noisy, model.labels_),
+                n_iter=int(model.n_iter_),
+                termination=model.termination_condition_,
+                final_threshold=float(model.theta_),
+            )
+        elif method == "cleanlab":
+            flagged = np.asarray(model.label_issues_df["is_label_issue"])
+            wrong = y_noisy != y_train
+            row[method].update(
+                n_flagged=int(flagged.sum()),
+                flagged_precision=float(wrong[flagged].mean()) if flagged.any() else 0,
+                flagged_recall=float(flagged[wrong].mean()) if wrong.any() else 0,
+            )
+    return row
+
+
+# --- the run ------------------------------------------------------------------
+
+
+def _threads_per_job(jobs):
+    return max(1, (os.cpu_count() or 1) // jobs)
+
+
+def run_tables(
+    output_dir,
+    *,
+    datasets=tuple(DATASETS),
+    noises=tuple(NOISE_CELLS),
+    seeds=SEEDS,
+    methods=METHODS,
+    jobs=1,
+    command=None,
+    plot=True,
+):
+    """Run the grid; write ``tables.md``, ``tables.json`` and ``gains.png``.
+
+    Returns
+    -------
+    markdown : str
+        The tables, as written to ``tables.md``.
+    """
+    datasets = tuple(datasets or DATASETS)
+    output = Path(output_dir)
+    output.mkdir(parents=True, exist_ok=True)
+    threads = _threads_per_job(jobs)
+    start = time.perf_counter()
+    parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
+    posteriors, posterior_s = {}, {}
+    for name, posterior, seconds in tqdm(
+        parallel(delayed(_posterior)(name, threads) for name in datasets),
+        total=len(datasets),
+        desc="posteriors η",
+    ):
+        posteriors[name], posterior_s[name] = posterior, seconds
+    tasks = [
+        delayed(run_clean)(name, seed, threads) for name in datasets for seed in seeds
+    ]
+    tasks += [
+        delayed(run_cell)(name, noise, seed, posteriors[name], methods, threads)
+        for name in datasets
+        for noise in noises
+        for seed in seeds
+    ]
+    rows = list(tqdm(parallel(tasks), total=len(tasks), desc="runs"))
+    meta = {
+        "command": command or "python -m benchmarks tables",
+        "date": datetime.date.today().isoformat(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, "
+        f"{platform.system()} {platform.release()}",
+        "python": sys.version.split()[0],
+        "jobs": jobs,
+        "wall_s": time.perf_counter() - start,
+        "posterior_s": posterior_s,
+        "datasets": {name: DATASETS[name].description for name in datasets},
+        "noises": list(noises),
+        "seeds": list(seeds),
+        "methods": list(methods),
+    }
+    rows = sorted(rows, key=_row_order)
+    (output / "tables.json").write_text(
+        json.dumps({"meta": meta, "runs": rows}, indent=1) + "\n"
+    )
+    markdown = format_tables(rows, meta)
+    (output / "tables.md").write_text(markdown + "\n")
+    if plot:
+        plot_gains(rows, meta, output / "gains.png")
+    return markdown
+
+
+def _row_order(row):
+    return (
+        list(DATASETS).index(row["dataset"]),
+        row["kind"] != "clean",
+        list(NOISE_CELLS).index(row["noise"]) if "noise" in row else -1,
+        row["seed"],
+    )
+
+
+# --- reporting ----------------------------------------------------------------
+
+
+def _mean_std(values):
+    return f"{100 * np.mean(values):.1f} ± {100 * np.std(values):.1f}"
+
+
+def summarise(rows):
+    """Per (dataset, noise): means over seeds of everything the tables show."""
+    cells = {}
+    for row in rows:
+        if row["kind"] != "cell":
+            continue
+        cells.setdefault((row["dataset"], row["noise"]), []).append(row)
+    summary = {}
+    for key, runs in cells.items():
+        reached = [run for run in runs if "unreachable" not in run]
+        if not reached:
+            summary[key] = {"unreachable": runs[0]["unreachable"]}
+            continue
+        methods = [m for m in METHODS if m in reached[0]]
+        entry = {
+            "n_seeds": len(reached),
+            "noise_rate": np.mean([r["noise_rate"] for r in reached]),
+        }
+        for method in methods:
+            entry[method] = [r[method]["accuracy"] for r in reached]
+            entry[f"{method}_fit_s"] = float(
+                np.mean([r[method]["fit_s"] for r in reached])
+            )
+        if "PLC" in methods:
+            for key_name in (
+                "purity_before",
+                "purity_after",
+                "precision",
+                "recall",
+                "damage",
+            ):
+                entry[key_name] = float(
+                    np.nanmean([r["PLC"][key_name] for r in reached])
+                )
+        if "cleanlab" in methods:
+            for key_name in ("n_flagged", "flagged_precision", "flagged_recall"):
+                entry[key_name] = float(
+                    np.mean([r["cleanlab"][key_name] for r in reached])
+                )
+        summary[key] = entry
+    return summary
+
+
+def target_figures(summary):
+    """The issue's targets: PLC vs Standard on PMD cells, PLC vs cleanlab on all."""
+    pmd = [
+        entry
+        for (_, noise), entry in summary.items()
+        if NOISE_CELLS[noise].iid is None and "PLC" in entry and "Standard" in entry
+    ]
+    both = [e for e in summary.values() if "PLC" in e and "cleanlab" in e]
+    everything = [e for e in summary.values() if "PLC" in e and "Standard" in e]
+    gains = [np.mean(e["PLC"]) - np.mean(e["Standard"]) for e in everything]
+    return {
+        "pmd_cells": len(pmd),
+        "pmd_plc_ge_standard": sum(
+            np.mean(e["PLC"]) >= np.mean(e["Standard"]) for e in pmd
+        ),
+        "pmd_mean_gain": float(
+            np.mean([np.mean(e["PLC"]) - np.mean(e["Standard"]) for e in pmd])
+        )
+        if pmd
+        else float("nan"),
+        "all_cells": len(everything),
+        "all_mean_gain": float(np.mean(gains)) if gains else float("nan"),
+        "cleanlab_cells": len(both),
+        "plc_ge_cleanlab": sum(
+            np.mean(e["PLC"]) >= np.mean(e["cleanlab"]) for e in both
+        ),
+    }
+
+
+def format_tables(rows, meta):
+    """Markdown: accuracy tables in the paper's layout, recovery and timings."""
+    summary = summarise(rows)
+    clean = {}
+    for row in rows:
+        if row["kind"] == "clean":
+            clean.setdefault(row["dataset"], []).append(row["accuracy"])
+    methods = meta["methods"]
+    lines = [
+        f"Command: `{meta['command']}`  ",
+        f"Machine: {meta['machine']}; Python {meta['python']}; {meta['jobs']} job(s); "
+        f"date {meta['date']}; wall time {meta['wall_s'] / 60:.1f} min.",
+        "",
+        "Clean-test accuracy (%), mean ± std over seeds "
+        f"{meta['seeds']}; the best mean of each row in bold. Δ = PLC − Standard "
+        "(points). Every method uses the same noisy labels, base model and seed.",
+    ]
+    for name in meta["datasets"]:
+        lines += [
+            "",
+            f"### {name}",
+            "",
+            f"{meta['datasets'][name]}. "
+            f"Clean labels (upper bound): {_mean_std(clean.get(name, [np.nan]))}.",
+        ]
+        for table in ("Table 1: PMD noise", "Table 2: hybrid noise"):
+            noises = [n for n in meta["noises"] if NOISE_CELLS[n].table == table]
+            if not noises:
+                continue
+            lines += [
+                "",
+                f"**{table}**",
+                "",
+                "| noise | realised | " + " | ".join(methods) + " | Δ |",
+                "|---|---:|" + "---:|" * len(methods) + "---:|",
+            ]
+            for noise in noises:
+                entry = summary.get((name, noise))
+                label = NOISE_CELLS[noise].label
+                if entry is None:
+                    continue
+                if "unreachable" in entry:
+                    lines.append(
+                        f"| {label} | not reachable ({entry['unreachable']}) |"
+                        + " – |" * (len(methods) + 1)
+                    )
+                    continue
+                best = max(np.mean(entry[m]) for m in methods)
+                cells = []
+                for method in methods:
+                    text = _mean_std(entry[method])
+                    cells.append(
+                        f"**{text}**" if np.mean(entry[method]) == best else text
+                    )
+                delta = (
+                    f"{100 * (np.mean(entry['PLC']) - np.mean(entry['Standard'])):+.1f}"
+                    if "PLC" in entry and "Standard" in entry
+                    else "–"
+                )
+                lines.append(
+                    f"| {label} | {100 * entry['noise_rate']:.1f}% | "
+                    + " | ".join(cells)
+                    + f" | {delta} |"
+                )
+    lines += _recovery_lines(summary, meta) + _timing_lines(summary, meta)
+    figures = target_figures(summary)
+    if figures["all_cells"]:
+        lines += [
+            "",
+            "### Against the targets",
+            "",
+            f"- PLC ≥ Standard in {figures['pmd_plc_ge_standard']} of "
+            f"{figures['pmd_cells']} PMD cells; mean gain on PMD cells "
+            f"{100 * figures['pmd_mean_gain']:+.2f} points, on all "
+            f"{figures['all_cells']} cells "
+            f"{100 * figures['all_mean_gain']:+.2f} points.",
+            f"- PLC ≥ cleanlab in {figures['plc_ge_cleanlab']} of "
+            f"{figures['cleanlab_cells']} cells.",
+        ]
+    return "\n".join(lines)
+
+
+def _recovery_lines(summary, meta):
+    if "PLC" not in meta["methods"]:
+        return []
+    lines = [
+        "",
+        "### Label recovery",
+        "",
+        "PLC: label purity before → after, correction precision (changed labels now "
+        "right), recall (wrong labels fixed) and damage (right labels made wrong). "
+        "cleanlab removes rather than corrects: labels flagged, and the share of "
+        "flagged labels that were wrong (precision) and of wrong labels flagged "
+        "(recall). Means over seeds, in %.",
+        "",
+        "| dataset | noise | purity before → after | precision | recall | damage "
+        "| cleanlab flagged | flagged precision | flagged recall |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for (name, noise), entry in summary.items():
+        if "PLC" not in entry:
+            continue
+        clean_cols = (
+            f"{entry['n_flagged']:.0f} | {100 * entry['flagged_precision']:.1f} "
+            f"| {100 * entry['flagged_recall']:.1f}"
+            if "n_flagged" in entry
+            else "– | – | –"
+        )
+        lines.append(
+            f"| {name} | {NOISE_CELLS[noise].label} | "
+            f"{100 * entry['purity_before']:.1f} → {100 * entry['purity_after']:.1f} "
+            f"| {100 * entry['precision']:.1f} | {100 * entry['recall']:.1f} "
+            f"| {100 * entry['damage']:.1f} | {clean_cols} |"
+        )
+    return lines
+
+
+def _timing_lines(summary, meta):
+    methods = meta["methods"]
+    if "Standard" not in methods:
+        return []
+    lines = [
+        "",
+        "### Fit times",
+        "",
+        "Mean fit time per run (s) over all cells of the dataset, and the ratio to "
+        "Standard's (same run, same machine, "
+        f"{_threads_per_job(meta['jobs'])} thread(s) per job).",
+        "",
+        "| dataset | "
+        + " | ".join(methods)
+        + " | "
+        + " | ".join(f"{m} / Standard" for m in methods if m != "Standard")
+        + " |",
+        "|---|" + "---:|" * (2 * len(methods) - 1),
+    ]
+    for name in meta["datasets"]:
+        entries = [e for (d, _), e in summary.items() if d == name and "Standard" in e]
+        if not entries:
+            continue
+        means = {m: np.mean([e[f"{m}_fit_s"] for e in entries]) for m in methods}
+        lines.append(
+            f"| {name} | "
+            + " | ".join(f"{means[m]:.2f}" for m in methods)
+            + " | "
+            + " | ".join(
+                f"{means[m] / means['Standard']:.1f}×"
+                for m in methods
+                if m != "Standard"
+            )
+            + " |"
+        )
+    return lines
+
+
+def plot_gains(rows, meta, path):
+    """Bars of each method's accuracy gain over Standard, per dataset and noise."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    summary = summarise(rows)
+    names = list(meta["datasets"])
+    others = [m for m in meta["methods"] if m != "Standard"]
+    fig, axes = plt.subplots(
+        len(names),
+        1,
+        figsize=(max(6, 0.7 * len(meta["noises"]) + 3), 2.6 * len(names)),
+        squeeze=False,
+    )
+    for ax, name in zip(axes[:, 0], names, strict=True):
+        noises = [n for n in meta["noises"] if "Standard" in summary.get((name, n), {})]
+        positions = np.arange(len(noises))
+        width = 0.8 / max(1, len(others))
+        for offset, method in enumerate(others):
+            gains = [
+                100
+                * (
+                    np.mean(summary[(name, n)][method])
+                    - np.mean(summary[(name, n)]["Standard"])
+                )
+                for n in noises
+            ]
+            ax.bar(
+                positions + (offset - (len(others) - 1) / 2) * width,
+                gains,
+                width,
+                label=method,
+            )
+        ax.axhline(0, color="black", linewidth=0.8)
+        ax.set_xticks(
+            positions,
+            [NOISE_CELLS[n].label for n in noises],
+            rotation=30,
+            ha="right",
+            fontsize=8,
+        )
+        ax.set_ylabel("points vs Standard")
+        ax.set_title(f"{name}: clean-test accuracy gain over Standard", fontsize=10)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
