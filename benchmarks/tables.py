@@ -63,7 +63,12 @@ class NoiseCell:
         return "Table 1: PMD noise" if self.iid is None else "Table 2: hybrid noise"
 
     def corrupt(self, y, posterior, seed):
-        """Noisy labels and the realised noise rate (``ValueError`` if unreachable)."""
+        """Noisy labels, the realised noise rate and the share of PMD flips > ½.
+
+        The last is the fraction of samples whose PMD flip probability exceeds
+        ½: there the noisy data's most likely label is the wrong class.
+        Raises ``ValueError`` if the PMD level is unreachable on `posterior`.
+        """
         pmd = PMDNoise(self.pmd_type, self.pmd_level, random_state=seed)
         if self.iid is None:
             noise = pmd
@@ -71,7 +76,9 @@ class NoiseCell:
             iid_class = UniformNoise if self.iid == "uniform" else AsymmetricNoise
             noise = HybridNoise(pmd, iid_class(self.iid_level, random_state=seed + 1))
         y_noisy = noise.corrupt(y, posterior)
-        return y_noisy, float(noise.noise_rate_)
+        fitted_pmd = noise if self.iid is None else noise.pmd_
+        above_half = float(np.mean(fitted_pmd.flip_probability_ > 0.5))
+        return y_noisy, float(noise.noise_rate_), above_half
 
 
 def _noise_cells():
@@ -321,7 +328,9 @@ def run_cell(name, noise_id, seed, posterior, methods=METHODS, threads=1):
     X_train, X_test, y_train, y_test = _data(name)
     row = {"kind": "cell", "dataset": name, "noise": noise_id, "seed": seed}
     try:
-        y_noisy, row["noise_rate"] = cell.corrupt(y_train, posterior, seed)
+        y_noisy, row["noise_rate"], row["pmd_above_half"] = cell.corrupt(
+            y_train, posterior, seed
+        )
     except ValueError as error:  # the level is not reachable on this posterior
         row["unreachable"] = str(error).split(":")[-1].strip()
         return row
@@ -455,6 +464,7 @@ def summarise(rows):
         entry = {
             "n_seeds": len(reached),
             "noise_rate": np.mean([r["noise_rate"] for r in reached]),
+            "pmd_above_half": np.mean([r["pmd_above_half"] for r in reached]),
         }
         for method in methods:
             entry[method] = [r[method]["accuracy"] for r in reached]
@@ -525,7 +535,10 @@ def format_tables(rows, meta):
         "",
         "Clean-test accuracy (%), mean ± std over seeds "
         f"{meta['seeds']}; the best mean of each row in bold. Δ = PLC − Standard "
-        "(points). Every method uses the same noisy labels, base model and seed.",
+        "(points). Every method uses the same noisy labels, base model and seed. "
+        "*realised*: the share of training labels that are wrong; *p > ½*: the "
+        "share of training samples whose PMD flip probability exceeds ½, where "
+        "the noisy data's most likely label is the wrong class.",
     ]
     for name in meta["datasets"]:
         lines += [
@@ -543,8 +556,8 @@ def format_tables(rows, meta):
                 "",
                 f"**{table}**",
                 "",
-                "| noise | realised | " + " | ".join(methods) + " | Δ |",
-                "|---|---:|" + "---:|" * len(methods) + "---:|",
+                "| noise | realised | p > ½ | " + " | ".join(methods) + " | Δ |",
+                "|---|---:|---:|" + "---:|" * len(methods) + "---:|",
             ]
             for noise in noises:
                 entry = summary.get((name, noise))
@@ -554,7 +567,7 @@ def format_tables(rows, meta):
                 if "unreachable" in entry:
                     lines.append(
                         f"| {label} | not reachable ({entry['unreachable']}) |"
-                        + " – |" * (len(methods) + 1)
+                        + " – |" * (len(methods) + 2)
                     )
                     continue
                 best = max(np.mean(entry[m]) for m in methods)
@@ -570,7 +583,8 @@ def format_tables(rows, meta):
                     else "–"
                 )
                 lines.append(
-                    f"| {label} | {100 * entry['noise_rate']:.1f}% | "
+                    f"| {label} | {100 * entry['noise_rate']:.1f}% "
+                    f"| {100 * entry['pmd_above_half']:.0f}% | "
                     + " | ".join(cells)
                     + f" | {delta} |"
                 )
