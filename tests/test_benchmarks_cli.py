@@ -51,7 +51,7 @@ def test_tables_cli_writes_markdown_json_and_a_plot_for_a_tiny_grid(tmp_path, ca
 def test_unreachable_noise_level_is_reported_not_lowered(tmp_path):
     from benchmarks.tables import _data, format_tables, run_cell
 
-    X_train, _, y_train, _ = _data("wine")
+    _, _, y_train, _ = _data("wine")
     one_hot = (y_train[:, None] == [0, 1, 2]).astype(float)  # certain posterior
     row = run_cell("wine", "I-70", 0, one_hot, methods=("Standard",))
     assert "unreachable" in row and "Standard" not in row
@@ -74,3 +74,35 @@ def test_quick_subset_is_representative_and_names_known_cells():
     assert set(QUICK["noises"]) <= set(NOISE_CELLS)
     kinds = {NOISE_CELLS[noise].iid is None for noise in QUICK["noises"]}
     assert kinds == {True, False}  # one PMD row and one hybrid row
+
+
+def _cell(dataset, noise, seed, standard, plc, cleanlab):
+    row = {"kind": "cell", "dataset": dataset, "noise": noise, "seed": seed}
+    row.update(noise_rate=0.35, pmd_above_half=0.3)
+    for method, accuracy in (
+        ("Standard", standard),
+        ("PLC", plc),
+        ("cleanlab", cleanlab),
+    ):
+        row[method] = {"accuracy": accuracy, "fit_s": 1.0}
+    for key in ("purity_before", "purity_after", "precision", "recall", "damage"):
+        row["PLC"][key] = 0.5
+    row["cleanlab"].update(n_flagged=1, flagged_precision=1.0, flagged_recall=0.5)
+    return row
+
+
+def test_targets_count_pmd_cells_against_standard_and_all_cells_against_cleanlab():
+    from benchmarks.tables import summarise, target_figures
+
+    rows = [
+        _cell("d", "I-35", 0, standard=0.80, plc=0.90, cleanlab=0.84),
+        _cell("d", "I-35", 1, standard=0.80, plc=0.80, cleanlab=0.84),  # PLC mean 0.85
+        _cell("d", "II-70", 0, standard=0.50, plc=0.40, cleanlab=0.30),
+        _cell("d", "I+U30", 0, standard=0.60, plc=0.70, cleanlab=0.75),
+    ]
+    figures = target_figures(summarise(rows))
+    assert figures["pmd_cells"] == 2
+    assert figures["pmd_plc_ge_standard"] == 1
+    assert figures["pmd_mean_gain"] == pytest.approx((0.05 - 0.10) / 2)
+    assert figures["all_cells"] == 3
+    assert figures["plc_ge_cleanlab"] == 2  # I-35 and II-70; not I+U30
