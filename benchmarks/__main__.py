@@ -81,7 +81,7 @@ def main(argv=None):
         defaults = QUICK if quick else {}
         markdown = run_tables(
             folder,
-            datasets=tuple(args.datasets or defaults.get("datasets", ())) or None,
+            datasets=args.datasets or defaults.get("datasets"),
             noises=tuple(args.noises or defaults.get("noises", NOISE_CELLS)),
             seeds=tuple(args.seeds or SEEDS),
             methods=tuple(args.methods or METHODS),

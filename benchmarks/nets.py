@@ -62,6 +62,24 @@ def make_mnist1d_net(max_epochs=30, channels=32, lr=2e-3, device="cpu"):
     )
 
 
+def make_digits_net(max_epochs=30, lr=2e-3, device="cpu"):
+    """The skorch 2-D CNN for 8×8 digit images (Adam, batch 64, logits)."""
+    import torch
+    from skorch import NeuralNetClassifier
+
+    return NeuralNetClassifier(
+        Conv2DNet,
+        criterion=torch.nn.CrossEntropyLoss,
+        optimizer=torch.optim.Adam,
+        lr=lr,
+        batch_size=64,
+        max_epochs=max_epochs,
+        train_split=None,
+        verbose=0,
+        device=device,
+    )
+
+
 def make_mnist1d(n_samples=10_000, seed=0):
     """mnist1d built locally (never downloaded): ``X_train, X_test, y_train, y_test``.
 

@@ -119,21 +119,9 @@ def _linear_model():
 
 
 def _digits_cnn():
-    import torch
-    from skorch import NeuralNetClassifier
+    from .nets import make_digits_net
 
-    from .nets import Conv2DNet
-
-    return NeuralNetClassifier(
-        Conv2DNet,
-        criterion=torch.nn.CrossEntropyLoss,
-        optimizer=torch.optim.Adam,
-        lr=2e-3,
-        batch_size=64,
-        max_epochs=30,
-        train_split=None,
-        verbose=0,
-    )
+    return make_digits_net(max_epochs=30)
 
 
 def _mnist1d_cnn():
@@ -249,7 +237,6 @@ DATASETS = {
 QUICK = {
     "datasets": ("blobs-2d", "digits"),
     "noises": ("I-35", "III+U30"),
-    "seeds": SEEDS,
 }
 
 

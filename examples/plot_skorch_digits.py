@@ -13,9 +13,8 @@ import numpy as np
 import torch
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
-from skorch import NeuralNetClassifier
 
-from benchmarks.nets import Conv2DNet
+from benchmarks.nets import make_digits_net
 from sklearn_plc import PLCClassifier
 from sklearn_plc.noise import PMDNoise
 
@@ -29,16 +28,8 @@ _, y_noisy = noise.fit_resample(X_train.reshape(len(X_train), -1), y_train)
 
 
 def make_net():
-    return NeuralNetClassifier(
-        Conv2DNet,
-        criterion=torch.nn.CrossEntropyLoss,
-        optimizer=torch.optim.Adam,
-        lr=3e-3,
-        batch_size=64,
-        max_epochs=25,
-        train_split=None,
-        verbose=0,
-        device="cuda" if torch.cuda.is_available() else "cpu",
+    return make_digits_net(
+        max_epochs=25, lr=3e-3, device="cuda" if torch.cuda.is_available() else "cpu"
     )
 
 
