@@ -156,7 +156,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``NeuralNetClassifier`` is run once for its ``max_epochs``, with a
         correction pass after every epoch (see ``confidence``); its module
         must return logits with ``criterion=torch.nn.CrossEntropyLoss``, or
-        probabilities with the default ``NLLLoss``.
+        probabilities with the default ``NLLLoss``; give it
+        ``iterator_train__shuffle=True`` (skorch does not shuffle by default,
+        and PLC keeps the net's order, warning when it is fixed).
 
     theta : float in (0, 1), default=0.3
         Initial ratio threshold ``δ0``, the paper's ``exp(θ0)``: a label is

@@ -8,12 +8,17 @@ library's one :class:`~sklearn_plc._corrector.LabelCorrector`;
 :class:`~sklearn_plc.PLCClassifier` uses it when it wraps a skorch net.
 
 How outputs are matched to samples without a loop over samples: the callback
-gives the training DataLoader a sampler that draws a fresh permutation every
-epoch and remembers it, so batch ``b`` of an epoch holds the samples
-``order[b * batch_size : (b + 1) * batch_size]``.
+gives the training DataLoader a sampler that remembers each epoch's order, so
+batch ``b`` of an epoch holds the samples
+``order[b * batch_size : (b + 1) * batch_size]``. The order is the one the net
+would use anyway: a fresh permutation every epoch when the net shuffles
+(``iterator_train__shuffle=True``), the data's order otherwise (skorch's
+default), so adding PLC does not change how the net is trained.
 
 This module imports torch and skorch; import it only when they are installed.
 """
+
+import warnings
 
 import numpy as np
 import torch
@@ -63,21 +68,31 @@ def plateau_epoch(
 
 
 class EpochOrderSampler(torch.utils.data.Sampler):
-    """Shuffle every epoch, as ``DataLoader(shuffle=True)``, and remember the order.
+    """Yield the samples in a DataLoader's order and remember that order.
 
-    Uses torch's global generator, like skorch's default shuffling, so
-    ``torch.manual_seed`` makes runs repeatable.
+    Parameters
+    ----------
+    n_samples : int
+        Size of the dataset (set again at every epoch).
+    shuffle : bool
+        As ``DataLoader(shuffle=...)``: a fresh permutation every epoch, drawn
+        from torch's global generator (so ``torch.manual_seed`` makes runs
+        repeatable), or the data's own order.
     """
 
-    def __init__(self, n_samples=0):
+    def __init__(self, n_samples=0, shuffle=False):
         self.n_samples = n_samples
+        self.shuffle = shuffle
         self.order = torch.arange(0)
 
     def __len__(self):
         return self.n_samples
 
     def __iter__(self):
-        self.order = torch.randperm(self.n_samples)
+        if self.shuffle:
+            self.order = torch.randperm(self.n_samples)
+        else:
+            self.order = torch.arange(self.n_samples)
         return iter(self.order.tolist())
 
 
@@ -244,7 +259,20 @@ class PLCCallback(Callback):
             )
         keys = ("iterator_train__sampler", "iterator_train__shuffle")
         self._saved_iterator_params = {k: params[k] for k in keys if k in params}
-        self._sampler = EpochOrderSampler()
+        # The net's own choice; skorch's DataLoader does not shuffle by default.
+        shuffle = bool(params.get("iterator_train__shuffle", False))
+        if not shuffle:
+            warnings.warn(
+                "PLC records each sample's output during the training pass, and this "
+                "net visits the training data in the same order every epoch "
+                "(skorch's default), so the recorded outputs depend on the batch "
+                "order and the corrections are less precise (on mnist1d they "
+                "lowered label purity). Set iterator_train__shuffle=True on the "
+                "net, or use proba_source='eval_pass'.",
+                UserWarning,
+                stacklevel=2,
+            )
+        self._sampler = EpochOrderSampler(shuffle=shuffle)
         params["iterator_train__sampler"] = self._sampler
         params["iterator_train__shuffle"] = False
 

@@ -1,4 +1,5 @@
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -15,7 +16,11 @@ from skorch.helper import SliceDataset  # noqa: E402
 from benchmarks.nets import Conv1DNet, Conv2DNet, make_mnist1d  # noqa: E402
 from sklearn_plc import PLCClassifier  # noqa: E402
 from sklearn_plc.noise import PMDNoise  # noqa: E402
-from sklearn_plc.skorch import PLCCallback, plateau_epoch  # noqa: E402
+from sklearn_plc.skorch import (  # noqa: E402
+    EpochOrderSampler,
+    PLCCallback,
+    plateau_epoch,
+)
 
 
 def make_net(module, max_epochs=12, **params):
@@ -26,6 +31,7 @@ def make_net(module, max_epochs=12, **params):
         batch_size=64,
         max_epochs=max_epochs,
         train_split=None,
+        iterator_train__shuffle=True,
         verbose=0,
     )
     defaults.update(params)
@@ -189,6 +195,81 @@ def test_user_sampler_settings_are_restored_after_training(noisy_digits):
     params = model.estimator_.get_params()
     assert "iterator_train__sampler" not in params
     assert params.get("iterator_train__shuffle", True) is True
+
+
+def _fitted_proba(net, X, y, seed=0):
+    torch.manual_seed(seed)
+    return net.fit(X, y.copy()).predict_proba(X[:100])
+
+
+def test_a_callback_that_corrects_nothing_leaves_training_unchanged(noisy_digits):
+    # Regression: the recording sampler used to shuffle nets that do not
+    # (skorch's DataLoader keeps the data's order by default).
+    X, _, y_noisy = noisy_digits
+    in_order = dict(max_epochs=3, iterator_train__shuffle=False)
+    plain = _fitted_proba(make_net(Conv2DNet, **in_order), X, y_noisy)
+    never = PLCCallback(warm_up=10)  # more than max_epochs: records, never corrects
+    net = make_net(Conv2DNet, callbacks=[("plc", never)], **in_order)
+    with pytest.warns(UserWarning, match="iterator_train__shuffle=True"):
+        proba = _fitted_proba(net, X, y_noisy)
+    np.testing.assert_allclose(proba, plain, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("shuffle", "proba_source", "warns"),
+    [
+        (False, "training_pass", True),
+        (True, "training_pass", False),
+        (False, "eval_pass", False),
+    ],
+)
+def test_a_warning_says_when_training_pass_outputs_come_in_a_fixed_order(
+    noisy_digits, shuffle, proba_source, warns
+):
+    X, _, y_noisy = noisy_digits
+    callback = PLCCallback(warm_up=10, proba_source=proba_source)
+    net = make_net(
+        Conv2DNet,
+        max_epochs=1,
+        iterator_train__shuffle=shuffle,
+        callbacks=[("plc", callback)],
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        net.fit(X, y_noisy.copy())
+    fixed_order = [w for w in caught if "same order every epoch" in str(w.message)]
+    assert bool(fixed_order) is warns
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_the_recording_sampler_follows_the_nets_shuffle_setting(shuffle):
+    callback = PLCCallback(warm_up=10)
+    net = make_net(
+        Conv2DNet,
+        max_epochs=1,
+        iterator_train__shuffle=shuffle,
+        callbacks=[("plc", callback)],
+    )
+    net.initialize()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the fixed-order warning, tested above
+        callback.on_train_begin(net)
+    assert callback._sampler.shuffle is shuffle
+    callback.on_train_end(net)
+    assert net.get_params()["iterator_train__shuffle"] is shuffle
+
+
+def test_a_shuffling_sampler_draws_a_new_permutation_every_epoch():
+    sampler = EpochOrderSampler(n_samples=50, shuffle=True)
+    first, second = list(sampler), list(sampler)
+    assert sorted(first) == sorted(second) == list(range(50))
+    assert first != second
+    assert sampler.order.tolist() == second
+
+
+def test_a_sampler_that_does_not_shuffle_keeps_the_data_order():
+    sampler = EpochOrderSampler(n_samples=50, shuffle=False)
+    assert list(sampler) == list(sampler) == list(range(50))
 
 
 def test_a_fitted_net_pickles_without_its_training_data(noisy_digits):
