@@ -13,7 +13,7 @@ COMMANDS = {
     "quick": "a representative subset of `tables` (2 datasets × 2 noises × 3 seeds) "
     "in about two minutes: the same as `tables --quick`",
     "speed": "the library's speed ratios",
-    "nets": "a skorch 1-D CNN on mnist1d, plain vs PLC, in two regimes, with "
+    "nets": "a skorch 1-D CNN on mnist1d, plain vs PLC, in three regimes, with "
     "per-epoch correction precision",
 }
 
