@@ -268,7 +268,7 @@ class PLCCallback(Callback):
                 "(skorch's default), so the recorded outputs depend on the batch "
                 "order and the corrections are less precise (on mnist1d they "
                 "lowered label purity). Set iterator_train__shuffle=True on the "
-                "net, or use proba_source='eval_pass'.",
+                "net.",
                 UserWarning,
                 stacklevel=2,
             )
