@@ -84,6 +84,7 @@ class EpochOrderSampler(torch.utils.data.Sampler):
         self.n_samples = n_samples
         self.shuffle = shuffle
         self.order = torch.arange(0)
+        self.replaced_params = {}  # the net's iterator settings it stands in for
 
     def __len__(self):
         return self.n_samples
@@ -251,6 +252,10 @@ class PLCCallback(Callback):
             return
         params = vars(net)
         own = params.get("iterator_train__sampler")
+        if isinstance(own, EpochOrderSampler):
+            # Left by a run that raised before on_train_end: undo it first.
+            self._restore_iterator_params(params, own.replaced_params)
+            own = params.get("iterator_train__sampler")
         if own is not None and not isinstance(own, EpochOrderSampler):
             raise ValueError(
                 "PLC with proba_source='training_pass' records outputs in the order "
@@ -273,14 +278,19 @@ class PLCCallback(Callback):
                 stacklevel=2,
             )
         self._sampler = EpochOrderSampler(shuffle=shuffle)
+        self._sampler.replaced_params = self._saved_iterator_params
         params["iterator_train__sampler"] = self._sampler
         params["iterator_train__shuffle"] = False
 
-    def on_train_end(self, net, X=None, y=None, **kwargs):
-        params = vars(net)
+    @staticmethod
+    def _restore_iterator_params(params, saved):
         for key in ("iterator_train__sampler", "iterator_train__shuffle"):
             params.pop(key, None)
-        params.update(self._saved_iterator_params)
+        params.update(saved)
+
+    def on_train_end(self, net, X=None, y=None, **kwargs):
+        if self._sampler is not None:  # only a training_pass run replaced them
+            self._restore_iterator_params(vars(net), self._saved_iterator_params)
         # Keep the results, not the run's working state: the training Dataset,
         # the sampler and the recorded outputs (window × n × k on the device).
         if self.corrector_ is not None:

@@ -197,6 +197,40 @@ def test_user_sampler_settings_are_restored_after_training(noisy_digits):
     assert params.get("iterator_train__shuffle", True) is True
 
 
+def test_eval_pass_leaves_the_nets_iterator_settings_alone(noisy_digits):
+    # Regression: the tear-down removed iterator_train__shuffle it had not set.
+    X, _, y_noisy = noisy_digits
+    callback = PLCCallback(warm_up=10, proba_source="eval_pass")
+    net = make_net(Conv2DNet, max_epochs=1, callbacks=[("plc", callback)])
+    net.fit(X, y_noisy.copy())
+    assert net.get_params()["iterator_train__shuffle"] is True
+
+
+class _FailOnce(skorch.callbacks.Callback):
+    def __init__(self):
+        self.failed = False
+
+    def on_epoch_end(self, net, **kwargs):
+        if not self.failed:
+            self.failed = True
+            raise RuntimeError("simulated failure")
+
+
+def test_a_run_that_raised_does_not_leave_its_sampler_in_the_net(noisy_digits):
+    X, _, y_noisy = noisy_digits
+    net = make_net(
+        Conv2DNet,
+        max_epochs=2,
+        callbacks=[("plc", PLCCallback(warm_up=10)), ("fail", _FailOnce())],
+    )
+    with pytest.raises(RuntimeError, match="simulated failure"):
+        net.fit(X, y_noisy.copy())
+    net.fit(X, y_noisy.copy())  # the next fit starts from the user's settings
+    params = net.get_params()
+    assert "iterator_train__sampler" not in params
+    assert params["iterator_train__shuffle"] is True
+
+
 def _fitted_proba(net, X, y, seed=0):
     torch.manual_seed(seed)
     return net.fit(X, y.copy()).predict_proba(X[:100])
