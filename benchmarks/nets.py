@@ -43,42 +43,42 @@ class Conv2DNet(nn.Module):
         return self.classify(self.features(X))
 
 
-def make_mnist1d_net(max_epochs=30, channels=32, lr=2e-3, device="cpu"):
-    """The skorch 1-D CNN every mnist1d benchmark trains (Adam, batch 128, shuffled)."""
+def _adam_logits_net(module, *, max_epochs, lr, batch_size, device, **params):
+    """A skorch classifier for a logits `module`: Adam, shuffled, no valid split."""
     import torch
     from skorch import NeuralNetClassifier
 
     return NeuralNetClassifier(
-        Conv1DNet,
-        module__channels=channels,
+        module,
         criterion=torch.nn.CrossEntropyLoss,
         optimizer=torch.optim.Adam,
         lr=lr,
-        batch_size=128,
+        batch_size=batch_size,
         max_epochs=max_epochs,
         train_split=None,
         iterator_train__shuffle=True,
         verbose=0,
         device=device,
+        **params,
+    )
+
+
+def make_mnist1d_net(max_epochs=30, channels=32, lr=2e-3, device="cpu"):
+    """The skorch 1-D CNN every mnist1d benchmark trains (Adam, batch 128, shuffled)."""
+    return _adam_logits_net(
+        Conv1DNet,
+        max_epochs=max_epochs,
+        lr=lr,
+        batch_size=128,
+        device=device,
+        module__channels=channels,
     )
 
 
 def make_digits_net(max_epochs=30, lr=2e-3, device="cpu"):
     """The skorch 2-D CNN for 8×8 digit images (Adam, batch 64, shuffled, logits)."""
-    import torch
-    from skorch import NeuralNetClassifier
-
-    return NeuralNetClassifier(
-        Conv2DNet,
-        criterion=torch.nn.CrossEntropyLoss,
-        optimizer=torch.optim.Adam,
-        lr=lr,
-        batch_size=64,
-        max_epochs=max_epochs,
-        train_split=None,
-        iterator_train__shuffle=True,
-        verbose=0,
-        device=device,
+    return _adam_logits_net(
+        Conv2DNet, max_epochs=max_epochs, lr=lr, batch_size=64, device=device
     )
 
 

@@ -28,6 +28,7 @@ import torch
 from tqdm.auto import tqdm
 
 from sklearn_plc import PLCClassifier
+from sklearn_plc.metrics import label_recovery_report
 from sklearn_plc.noise import PMDNoise, estimate_posterior
 
 from .nets import make_mnist1d, make_mnist1d_net
@@ -36,9 +37,17 @@ SEEDS = (0, 1, 2)
 
 
 REGIMES = {
-    "small CNN, 30 epochs": dict(channels=32, epochs=30, lr=2e-3, extras=True),
-    "small CNN, 60 epochs": dict(channels=32, epochs=60, lr=2e-3, extras=False),
-    "wide CNN, 60 epochs": dict(channels=128, epochs=60, lr=1e-3, extras=False),
+    # name: the net's settings (make_mnist1d_net), and whether to also train on
+    # the clean labels and on the oracle's labels
+    "small CNN, 30 epochs": dict(
+        net=dict(max_epochs=30, channels=32, lr=2e-3), extras=True
+    ),
+    "small CNN, 60 epochs": dict(
+        net=dict(max_epochs=60, channels=32, lr=2e-3), extras=False
+    ),
+    "wide CNN, 60 epochs": dict(
+        net=dict(max_epochs=60, channels=128, lr=1e-3), extras=False
+    ),
 }
 
 
@@ -95,9 +104,7 @@ def run_nets(
         def fit_plain(labels, settings=settings, seed=seed):
             torch.manual_seed(seed)
             start = time.perf_counter()
-            net = make_mnist1d_net(
-                settings["epochs"], settings["channels"], settings["lr"]
-            ).fit(X, labels)
+            net = make_mnist1d_net(**settings["net"]).fit(X, labels)
             return net, time.perf_counter() - start
 
         noise = PMDNoise(noise_type, noise_level, random_state=seed)
@@ -107,27 +114,20 @@ def run_nets(
         row["plain_acc"] = float(np.mean(net.predict(X_test) == y_test))
         row["plain_train_agreement"] = float(np.mean(net.predict(X) == y_noisy))
         start = time.perf_counter()
-        plc = PLCClassifier(
-            make_mnist1d_net(settings["epochs"], settings["channels"], settings["lr"]),
-            random_state=seed,
-        )
+        plc = PLCClassifier(make_mnist1d_net(**settings["net"]), random_state=seed)
         plc.fit(X, y_noisy)
         row["PLC_fit_s"] = time.perf_counter() - start
         row["PLC_acc"] = float(np.mean(plc.predict(X_test) == y_test))
         row["PLC_warm_up"] = plc.warm_up_
-        row["purity_before"] = float(np.mean(y_noisy == y))
-        row["purity_after"] = float(np.mean(plc.labels_ == y))
-        changed = plc.labels_ != y_noisy
-        row["precision"] = (
-            float(np.mean(plc.labels_[changed] == y[changed]))
-            if changed.any()
-            else None
-        )
+        recovery = label_recovery_report(y, y_noisy, plc.labels_)
+        row["purity_before"] = recovery["purity_before"]
+        row["purity_after"] = recovery["purity_after"]
+        row["precision"] = recovery["precision"] if recovery["n_changed"] else None
         row["per_epoch"] = correction_precision(plc.corrections_, y)
         if settings["extras"]:
             net, _ = fit_plain(y)
             row["clean_acc"] = float(np.mean(net.predict(X_test) == y_test))
-            fixes_only = np.where(changed & (plc.labels_ == y), y, y_noisy)
+            fixes_only = np.where(plc.labels_ == y, y, y_noisy)
             net, _ = fit_plain(fixes_only)
             row["fixes_only_acc"] = float(np.mean(net.predict(X_test) == y_test))
             row["fixes_only_purity"] = float(np.mean(fixes_only == y))

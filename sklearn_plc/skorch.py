@@ -31,6 +31,8 @@ from ._corrector import LabelCorrector
 __all__ = ["PLCCallback"]
 
 PROBA_SOURCES = ("training_pass", "eval_pass")
+# The net's settings the recording sampler stands in for during a run.
+ITERATOR_PARAMS = ("iterator_train__sampler", "iterator_train__shuffle")
 AUTO_WARM_UP_MIN_EPOCHS = 3
 AUTO_WARM_UP_PLATEAU = 0.005  # gain in agreement per epoch, over the last two epochs
 AUTO_WARM_UP_MAX_FRACTION = 0.5
@@ -241,7 +243,6 @@ class PLCCallback(Callback):
             )
         self.corrector_ = None
         self._sampler = None
-        self._saved_iterator_params = {}
         return self
 
     # --- set-up and tear-down ---------------------------------------------------
@@ -256,14 +257,12 @@ class PLCCallback(Callback):
             # Left by a run that raised before on_train_end: undo it first.
             self._restore_iterator_params(params, own.replaced_params)
             own = params.get("iterator_train__sampler")
-        if own is not None and not isinstance(own, EpochOrderSampler):
+        if own is not None:
             raise ValueError(
                 "PLC with proba_source='training_pass' records outputs in the order "
                 "of its own sampler, so it cannot use iterator_train__sampler="
                 f"{own!r}. Remove that sampler, or use proba_source='eval_pass'."
             )
-        keys = ("iterator_train__sampler", "iterator_train__shuffle")
-        self._saved_iterator_params = {k: params[k] for k in keys if k in params}
         # The net's own choice; skorch's DataLoader does not shuffle by default.
         shuffle = bool(params.get("iterator_train__shuffle", False))
         if not shuffle:
@@ -278,19 +277,21 @@ class PLCCallback(Callback):
                 stacklevel=2,
             )
         self._sampler = EpochOrderSampler(shuffle=shuffle)
-        self._sampler.replaced_params = self._saved_iterator_params
+        self._sampler.replaced_params = {
+            key: params[key] for key in ITERATOR_PARAMS if key in params
+        }
         params["iterator_train__sampler"] = self._sampler
         params["iterator_train__shuffle"] = False
 
     @staticmethod
     def _restore_iterator_params(params, saved):
-        for key in ("iterator_train__sampler", "iterator_train__shuffle"):
+        for key in ITERATOR_PARAMS:
             params.pop(key, None)
         params.update(saved)
 
     def on_train_end(self, net, X=None, y=None, **kwargs):
         if self._sampler is not None:  # only a training_pass run replaced them
-            self._restore_iterator_params(vars(net), self._saved_iterator_params)
+            self._restore_iterator_params(vars(net), self._sampler.replaced_params)
         # Keep the results, not the run's working state: the training Dataset,
         # the sampler and the recorded outputs (window × n × k on the device).
         if self.corrector_ is not None:

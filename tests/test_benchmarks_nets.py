@@ -12,8 +12,10 @@ from benchmarks.nets_accuracy import correction_precision, run_nets
 
 def test_nets_benchmark_reports_every_regime_and_the_oracle_ceiling(tmp_path):
     regimes = {
-        "tiny, with extras": dict(channels=4, epochs=4, lr=3e-3, extras=True),
-        "tiny": dict(channels=4, epochs=4, lr=3e-3, extras=False),
+        "tiny, with extras": dict(
+            net=dict(max_epochs=4, channels=4, lr=3e-3), extras=True
+        ),
+        "tiny": dict(net=dict(max_epochs=4, channels=4, lr=3e-3), extras=False),
     }
     table = run_nets(
         tmp_path,
