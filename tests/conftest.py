@@ -36,3 +36,40 @@ def _pmd_like_blobs(n_samples, seed):
 @pytest.fixture
 def noisy_blobs():
     return _pmd_like_blobs(600, seed=0)
+
+
+def softmax_posterior(n_samples, n_classes, seed, scale=2.0):
+    """A random posterior: the softmax of Gaussian logits times `scale`."""
+    rng = np.random.RandomState(seed)
+    logits = scale * rng.normal(size=(n_samples, n_classes))
+    proba = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return proba / proba.sum(axis=1, keepdims=True)
+
+
+@pytest.fixture(scope="session")
+def make_posterior():
+    """The `softmax_posterior` factory, for tests that need their own posterior."""
+    return softmax_posterior
+
+
+@pytest.fixture(scope="session")
+def posterior():
+    """20,000 samples, 5 classes; each labelled with its most likely class."""
+    proba = softmax_posterior(20_000, 5, seed=0)
+    return proba, proba.argmax(axis=1)
+
+
+def top_two_and_gap(proba):
+    order = np.argsort(-proba, axis=1)
+    rows = np.arange(proba.shape[0])
+    return (
+        order[:, 0],
+        order[:, 1],
+        proba[rows, order[:, 0]] - proba[rows, order[:, 1]],
+    )
+
+
+@pytest.fixture(scope="session")
+def top_two():
+    """``(top class, runner-up, gap)`` of each row, by sorting (a reference)."""
+    return top_two_and_gap

@@ -1,0 +1,58 @@
+"""The clean posterior ``η(x)`` that PMD noise needs, estimated out of fold."""
+
+from numbers import Integral
+
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold, check_cv, cross_val_predict
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils import check_random_state
+
+
+def estimate_posterior(X, y, *, estimator=None, cv=5, random_state=None):
+    """Approximate the clean posterior ``η(x)`` by out-of-fold probabilities.
+
+    As in the paper, a model trained on the clean labels stands in for ``η``;
+    out-of-fold predictions keep it from being over-confident on its own
+    training samples (an in-sample ``η`` is so sharp that high PMD noise levels
+    become unreachable).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Clean labels.
+    estimator : classifier with predict_proba, default=None
+        ``None`` means ``make_pipeline(StandardScaler(),
+        LogisticRegression(max_iter=1000))``.
+    cv : int or cross-validation generator, default=5
+        An int means shuffled :class:`~sklearn.model_selection.StratifiedKFold`.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the fold shuffling.
+
+    Returns
+    -------
+    proba : ndarray of shape (n_samples, n_classes)
+        Columns follow ``np.unique(y)``.
+
+    Raises
+    ------
+    ValueError
+        From cross-validation, e.g. when a class has fewer samples than `cv`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn_plc.noise import estimate_posterior
+    >>> X, y = load_iris(return_X_y=True)
+    >>> estimate_posterior(X, y, random_state=0).shape
+    (150, 3)
+    """
+    if estimator is None:
+        estimator = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+    if isinstance(cv, Integral):
+        seed = check_random_state(random_state).randint(2**31 - 1)
+        cv = StratifiedKFold(n_splits=cv, shuffle=True, random_state=seed)
+    cv = check_cv(cv, y, classifier=True)
+    return cross_val_predict(clone(estimator), X, y, cv=cv, method="predict_proba")
