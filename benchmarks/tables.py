@@ -24,6 +24,7 @@ import functools
 import json
 import os
 import platform
+import re
 import sys
 import time
 import warnings
@@ -46,6 +47,12 @@ from sklearn_plc.noise import (
 
 METHODS = ("Standard", "PLC", "cleanlab")
 SEEDS = (0, 1, 2)
+# The development protocol: other seeds and another split (another draw of the
+# generated datasets), on which settings are chosen; SEEDS and split 0 report.
+DEV_SEEDS = (100, 101, 102)
+DEV_SPLIT = 1
+STRESS_TABLE = 'Stress table: PMD noise with scaling="flip"'
+TABLES = ("Table 1: PMD noise", "Table 2: hybrid noise", STRESS_TABLE)
 
 
 @dataclass(frozen=True)
@@ -57,9 +64,12 @@ class NoiseCell:
     pmd_level: float
     iid: str | None = None  # "uniform" or "asymmetric"
     iid_level: float = 0.0
+    scaling: str = "keep"  # PMDNoise's scaling: "keep" (the scripts) or "flip"
 
     @property
     def table(self):
+        if self.scaling == "flip":
+            return STRESS_TABLE
         return "Table 1: PMD noise" if self.iid is None else "Table 2: hybrid noise"
 
     def corrupt(self, y, posterior, seed):
@@ -69,7 +79,9 @@ class NoiseCell:
         ½: there the noisy data's most likely label is the wrong class.
         Raises ``ValueError`` if the PMD level is unreachable on `posterior`.
         """
-        pmd = PMDNoise(self.pmd_type, self.pmd_level, random_state=seed)
+        pmd = PMDNoise(
+            self.pmd_type, self.pmd_level, scaling=self.scaling, random_state=seed
+        )
         if self.iid is None:
             noise = pmd
         else:
@@ -101,10 +113,19 @@ def _noise_cells():
                 iid,
                 iid_level,
             )
+    for pmd_type in ("I", "II", "III"):
+        cells[f"{pmd_type}-35-flip"] = NoiseCell(
+            f"Type-{pmd_type} (35%), flip", pmd_type, 0.35, scaling="flip"
+        )
     return cells
 
 
 NOISE_CELLS = _noise_cells()
+
+# The cells run for the datasets added for issue 8 (memorising and weak models),
+# to keep the full run within its time budget: Table 1's 35% rows, one 70% row,
+# two hybrid rows and one stress row.
+MEMORISING_NOISES = ("I-35", "II-35", "III-35", "II-70", "I+U30", "I+A30", "I-35-flip")
 
 
 # --- datasets and base models -------------------------------------------------
@@ -116,6 +137,12 @@ def _linear_model():
     from sklearn.preprocessing import StandardScaler
 
     return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+
+
+def _random_forest():
+    from sklearn.ensemble import RandomForestClassifier
+
+    return RandomForestClassifier(n_estimators=50, random_state=0)
 
 
 def _digits_cnn():
@@ -130,13 +157,13 @@ def _mnist1d_cnn():
     return make_mnist1d_net(max_epochs=30)
 
 
-def _split(X, y):
+def _split(X, y, split):
     from sklearn.model_selection import train_test_split
 
-    return train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
+    return train_test_split(X, y, test_size=0.3, stratify=y, random_state=split)
 
 
-def _load_blobs():
+def _load_blobs(split):
     from sklearn.datasets import make_blobs
 
     X, y = make_blobs(
@@ -145,16 +172,16 @@ def _load_blobs():
         cluster_std=1.6,
         random_state=0,
     )
-    return _split(X, y)
+    return _split(X, y, split)
 
 
-def _load_wine():
+def _load_wine(split):
     from sklearn.datasets import load_wine
 
-    return _split(*load_wine(return_X_y=True))
+    return _split(*load_wine(return_X_y=True), split)
 
 
-def _load_synthetic():
+def _load_synthetic(split):
     from sklearn.datasets import make_classification
 
     X, y = make_classification(
@@ -167,21 +194,38 @@ def _load_synthetic():
         class_sep=1.5,
         random_state=0,
     )
-    return _split(X, y)
+    return _split(X, y, split)
 
 
-def _load_digits_images():
+def _load_weak(split):
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(
+        n_samples=4000,
+        n_features=50,
+        n_informative=20,
+        n_redundant=0,
+        n_classes=5,
+        n_clusters_per_class=2,
+        class_sep=0.6,
+        random_state=0,
+    )
+    return _split(X, y, split)
+
+
+def _load_digits_images(split):
     from sklearn.datasets import load_digits
 
     X, y = load_digits(return_X_y=True)
     images = (X / 16.0).astype(np.float32).reshape(-1, 1, 8, 8)
-    return _split(images, y.astype(np.int64))
+    return _split(images, y.astype(np.int64), split)
 
 
-def _load_mnist1d():
+def _load_mnist1d(split):
     from .nets import make_mnist1d
 
-    return make_mnist1d(n_samples=5000, seed=0)
+    # mnist1d comes split: another split is another draw of the data.
+    return make_mnist1d(n_samples=5000, seed=split)
 
 
 @dataclass(frozen=True)
@@ -190,9 +234,10 @@ class Dataset:
 
     name: str
     description: str
-    load: object  # () -> X_train, X_test, y_train, y_test
+    load: object  # (split) -> X_train, X_test, y_train, y_test
     base_model: object  # () -> unfitted estimator
     uses_torch: bool = False
+    noises: tuple | None = None  # the noise cells it runs; None: every cell
 
 
 DATASETS = {
@@ -215,6 +260,29 @@ DATASETS = {
             "make_classification, 20 features, 5 classes, n=3000; logistic regression",
             _load_synthetic,
             _linear_model,
+        ),
+        Dataset(
+            "wine-rf",
+            "sklearn wine as above; random forest (50 trees), which memorises",
+            _load_wine,
+            _random_forest,
+            noises=MEMORISING_NOISES,
+        ),
+        Dataset(
+            "synthetic-5-rf",
+            "synthetic-5 as above; random forest (50 trees), which memorises",
+            _load_synthetic,
+            _random_forest,
+            noises=MEMORISING_NOISES,
+        ),
+        Dataset(
+            "weak-lr",
+            "make_classification, 50 features (20 informative), 5 classes, "
+            "class_sep 0.6, n=4000; logistic regression, a weak model (about 50% "
+            "clean accuracy)",
+            _load_weak,
+            _linear_model,
+            noises=MEMORISING_NOISES,
         ),
         Dataset(
             "digits",
@@ -241,9 +309,12 @@ QUICK = {
 
 
 @functools.cache
-def _data(name):
-    """The dataset's split, cached per process (workers load it once)."""
-    return DATASETS[name].load()
+def _data(name, split=0):
+    """The dataset's split, cached per process (workers load it once).
+
+    Split 0 is the reported one; :data:`DEV_SPLIT` is for choosing settings.
+    """
+    return DATASETS[name].load(split)
 
 
 def _seed_everything(dataset, seed, threads):
@@ -254,10 +325,10 @@ def _seed_everything(dataset, seed, threads):
         torch.manual_seed(seed)
 
 
-def _posterior(name, threads):
+def _posterior(name, threads, split=0):
     """Out-of-fold η on the clean training labels (seed 0, 5 folds)."""
     dataset = DATASETS[name]
-    X_train, _, y_train, _ = _data(name)
+    X_train, _, y_train, _ = _data(name, split)
     _seed_everything(dataset, 0, threads)
     start = time.perf_counter()
     posterior = estimate_posterior(
@@ -269,11 +340,13 @@ def _posterior(name, threads):
 # --- one cell -----------------------------------------------------------------
 
 
-def _make_method(method, dataset, seed):
+def _make_method(method, dataset, seed, plc_params=None):
     if method == "Standard":
         return dataset.base_model()
     if method == "PLC":
-        return PLCClassifier(dataset.base_model(), random_state=seed)
+        return PLCClassifier(
+            dataset.base_model(), random_state=seed, **(plc_params or {})
+        )
     from cleanlab.classification import CleanLearning
 
     # n_jobs=1: cleanlab's own process pool cannot start inside joblib workers.
@@ -292,10 +365,10 @@ def _fit_and_score(model, dataset, seed, threads, X_train, labels, X_test, y_tes
     return float(np.mean(model.predict(X_test) == y_test)), fit_s
 
 
-def run_clean(name, seed, threads=1):
+def run_clean(name, seed, threads=1, split=0):
     """The clean-label upper bound of one (dataset, seed)."""
     dataset = DATASETS[name]
-    X_train, X_test, y_train, y_test = _data(name)
+    X_train, X_test, y_train, y_test = _data(name, split)
     accuracy, fit_s = _fit_and_score(
         dataset.base_model(), dataset, seed, threads, X_train, y_train, X_test, y_test
     )
@@ -308,21 +381,35 @@ def run_clean(name, seed, threads=1):
     }
 
 
-def run_cell(name, noise_id, seed, posterior, methods=METHODS, threads=1):
-    """Every method on one (dataset, noise, seed): accuracy, recovery, fit time."""
+def run_cell(
+    name,
+    noise_id,
+    seed,
+    posterior,
+    methods=METHODS,
+    threads=1,
+    split=0,
+    plc_params=None,
+):
+    """Every method on one (dataset, noise, seed): accuracy, recovery, fit time.
+
+    `plc_params` overrides PLC's defaults (to compare variants on the dev
+    protocol); `split` selects the train/test split (0: the reported one).
+    """
     dataset = DATASETS[name]
     cell = NOISE_CELLS[noise_id]
-    X_train, X_test, y_train, y_test = _data(name)
+    X_train, X_test, y_train, y_test = _data(name, split)
     row = {"kind": "cell", "dataset": name, "noise": noise_id, "seed": seed}
     try:
         y_noisy, row["noise_rate"], row["pmd_above_half"] = cell.corrupt(
             y_train, posterior, seed
         )
     except ValueError as error:  # the level is not reachable on this posterior
-        row["unreachable"] = str(error).split(":")[-1].strip()
+        reachable = re.search(r"largest reachable level is [0-9.]+", str(error))
+        row["unreachable"] = reachable.group(0) if reachable else str(error)
         return row
     for method in methods:
-        model = _make_method(method, dataset, seed)
+        model = _make_method(method, dataset, seed, plc_params)
         accuracy, fit_s = _fit_and_score(
             model, dataset, seed, threads, X_train, y_noisy, X_test, y_test
         )
@@ -362,8 +449,14 @@ def run_tables(
     jobs=1,
     command=None,
     plot=True,
+    split=0,
+    plc_params=None,
 ):
     """Run the grid; write ``tables.md``, ``tables.json`` and ``gains.png``.
+
+    `split` 0 is the reported split; the dev protocol (``--dev``) uses
+    :data:`DEV_SPLIT` with :data:`DEV_SEEDS`. `plc_params` overrides PLC's
+    defaults for every cell.
 
     Returns
     -------
@@ -378,18 +471,30 @@ def run_tables(
     parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
     posteriors, posterior_s = {}, {}
     for name, posterior, seconds in tqdm(
-        parallel(delayed(_posterior)(name, threads) for name in datasets),
+        parallel(delayed(_posterior)(name, threads, split) for name in datasets),
         total=len(datasets),
         desc="posteriors η",
     ):
         posteriors[name], posterior_s[name] = posterior, seconds
     tasks = [
-        delayed(run_clean)(name, seed, threads) for name in datasets for seed in seeds
+        delayed(run_clean)(name, seed, threads, split)
+        for name in datasets
+        for seed in seeds
     ]
     tasks += [
-        delayed(run_cell)(name, noise, seed, posteriors[name], methods, threads)
+        delayed(run_cell)(
+            name,
+            noise,
+            seed,
+            posteriors[name],
+            methods,
+            threads,
+            split,
+            plc_params,
+        )
         for name in datasets
         for noise in noises
+        if DATASETS[name].noises is None or noise in DATASETS[name].noises
         for seed in seeds
     ]
     rows = list(tqdm(parallel(tasks), total=len(tasks), desc="runs"))
@@ -406,6 +511,8 @@ def run_tables(
         "noises": list(noises),
         "seeds": list(seeds),
         "methods": list(methods),
+        "split": split,
+        "plc_params": plc_params or {},
     }
     rows = sorted(rows, key=_row_order)
     (output / "tables.json").write_text(
@@ -478,31 +585,52 @@ def summarise(rows):
     return summary
 
 
+def _gain(entry):
+    return float(np.mean(entry["PLC"]) - np.mean(entry["Standard"]))
+
+
 def target_figures(summary):
-    """The issue's targets: PLC vs Standard on PMD cells, PLC vs cleanlab on all."""
-    pmd = [
-        entry
-        for (_, noise), entry in summary.items()
-        if NOISE_CELLS[noise].iid is None and "PLC" in entry and "Standard" in entry
+    """The issues' targets: PLC vs Standard and cleanlab, purity, per table.
+
+    Table 1 cells are the PMD cells (``scaling="keep"``, no i.i.d. part); the
+    stress cells (``scaling="flip"``) are counted on their own.
+    """
+    by_table = {table: [] for table in TABLES}
+    for (_, noise), entry in summary.items():
+        if "PLC" in entry and "Standard" in entry:
+            by_table[NOISE_CELLS[noise].table].append((noise, entry))
+    pmd = [entry for _, entry in by_table["Table 1: PMD noise"]]
+    paper = pmd + [entry for _, entry in by_table["Table 2: hybrid noise"]]
+    stress = [entry for _, entry in by_table[STRESS_TABLE]]
+    both = [e for e in paper if "cleanlab" in e]
+    purity_cells = [
+        (noise, e)
+        for noise, e in by_table["Table 1: PMD noise"]
+        + by_table["Table 2: hybrid noise"]
+        + by_table[STRESS_TABLE]
+        if NOISE_CELLS[noise].pmd_level < 0.7 and "purity_after" in e
     ]
-    both = [e for e in summary.values() if "PLC" in e and "cleanlab" in e]
-    everything = [e for e in summary.values() if "PLC" in e and "Standard" in e]
-    gains = [np.mean(e["PLC"]) - np.mean(e["Standard"]) for e in everything]
     return {
         "pmd_cells": len(pmd),
-        "pmd_plc_ge_standard": sum(
-            np.mean(e["PLC"]) >= np.mean(e["Standard"]) for e in pmd
-        ),
-        "pmd_mean_gain": float(
-            np.mean([np.mean(e["PLC"]) - np.mean(e["Standard"]) for e in pmd])
-        )
+        "pmd_plc_ge_standard": sum(_gain(e) >= 0 for e in pmd),
+        "pmd_mean_gain": float(np.mean([_gain(e) for e in pmd]))
         if pmd
         else float("nan"),
-        "all_cells": len(everything),
-        "all_mean_gain": float(np.mean(gains)) if gains else float("nan"),
+        "all_cells": len(paper),
+        "all_mean_gain": float(np.mean([_gain(e) for e in paper]))
+        if paper
+        else float("nan"),
+        "all_within_half_point": sum(_gain(e) >= -0.005 for e in paper),
+        "worst_gain": min((_gain(e) for e in paper), default=float("nan")),
+        "stress_cells": len(stress),
+        "stress_within_one_point": sum(_gain(e) >= -0.01 for e in stress),
         "cleanlab_cells": len(both),
         "plc_ge_cleanlab": sum(
             np.mean(e["PLC"]) >= np.mean(e["cleanlab"]) for e in both
+        ),
+        "purity_cells": len(purity_cells),
+        "purity_not_lowered": sum(
+            e["purity_after"] >= e["purity_before"] for _, e in purity_cells
         ),
     }
 
@@ -518,7 +646,14 @@ def format_tables(rows, meta):
     lines = [
         f"Command: `{meta['command']}`  ",
         f"Machine: {meta['machine']}; Python {meta['python']}; {meta['jobs']} job(s); "
-        f"date {meta['date']}; wall time {meta['wall_s'] / 60:.1f} min.",
+        f"date {meta['date']}; wall time {meta['wall_s'] / 60:.1f} min"
+        + (
+            f"; split {meta['split']} (development protocol)"
+            if meta.get("split")
+            else ""
+        )
+        + (f"; PLC settings {meta['plc_params']}" if meta.get("plc_params") else "")
+        + ".",
         "",
         "Clean-test accuracy (%), mean ± std over seeds "
         f"{meta['seeds']}; the best mean of each row in bold. Δ = PLC − Standard "
@@ -535,7 +670,7 @@ def format_tables(rows, meta):
             f"{meta['datasets'][name]}. "
             f"Clean labels (upper bound): {_mean_std(clean.get(name, [np.nan]))}.",
         ]
-        for table in ("Table 1: PMD noise", "Table 2: hybrid noise"):
+        for table in TABLES:
             noises = [n for n in meta["noises"] if NOISE_CELLS[n].table == table]
             if not noises:
                 continue
@@ -582,14 +717,27 @@ def format_tables(rows, meta):
             "",
             "### Against the targets",
             "",
-            f"- PLC ≥ Standard in {figures['pmd_plc_ge_standard']} of "
+            f"- Tables 1–2: PLC ≥ Standard in {figures['pmd_plc_ge_standard']} of "
             f"{figures['pmd_cells']} PMD cells; mean gain on PMD cells "
             f"{100 * figures['pmd_mean_gain']:+.2f} points, on all "
             f"{figures['all_cells']} cells "
-            f"{100 * figures['all_mean_gain']:+.2f} points.",
+            f"{100 * figures['all_mean_gain']:+.2f} points; PLC ≥ Standard − 0.5 "
+            f"in {figures['all_within_half_point']} of {figures['all_cells']} "
+            f"cells (worst {100 * figures['worst_gain']:+.1f}).",
             f"- PLC ≥ cleanlab in {figures['plc_ge_cleanlab']} of "
-            f"{figures['cleanlab_cells']} cells.",
+            f"{figures['cleanlab_cells']} cells of Tables 1–2.",
         ]
+        if figures["stress_cells"]:
+            lines.append(
+                f"- Stress table: PLC ≥ Standard − 1.0 in "
+                f"{figures['stress_within_one_point']} of {figures['stress_cells']} "
+                "cells."
+            )
+        if figures["purity_cells"]:
+            lines.append(
+                f"- Label purity after ≥ before in {figures['purity_not_lowered']} of "
+                f"{figures['purity_cells']} cells outside the 70% PMD rows."
+            )
     return "\n".join(lines)
 
 

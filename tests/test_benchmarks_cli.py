@@ -1,5 +1,6 @@
 import json
 
+import numpy as np
 import pytest
 
 pytest.importorskip("matplotlib")
@@ -52,9 +53,13 @@ def test_unreachable_noise_level_is_reported_not_lowered(tmp_path):
     from benchmarks.tables import _data, format_tables, run_cell
 
     _, _, y_train, _ = _data("wine")
-    one_hot = (y_train[:, None] == [0, 1, 2]).astype(float)  # certain posterior
-    row = run_cell("wine", "I-70", 0, one_hot, methods=("Standard",))
-    assert "unreachable" in row and "Standard" not in row
+    # Half the samples are not labelled with their most likely class, so PMD can
+    # flip at most half of the labels.
+    most_likely = np.where(np.arange(y_train.size) % 2 == 0, y_train, (y_train + 1) % 3)
+    posterior = (most_likely[:, None] == [0, 1, 2]).astype(float)
+    row = run_cell("wine", "I-70", 0, posterior, methods=("Standard",))
+    assert "Standard" not in row
+    assert row["unreachable"].startswith("largest reachable level is 0.5")
     meta = {
         "command": "c",
         "machine": "m",
@@ -106,3 +111,37 @@ def test_targets_count_pmd_cells_against_standard_and_all_cells_against_cleanlab
     assert figures["pmd_mean_gain"] == pytest.approx((0.05 - 0.10) / 2)
     assert figures["all_cells"] == 3
     assert figures["plc_ge_cleanlab"] == 2  # I-35 and II-70; not I+U30
+
+
+def test_targets_count_stress_cells_on_their_own():
+    from benchmarks.tables import summarise, target_figures
+
+    rows = [
+        _cell("d", "I-35", 0, standard=0.80, plc=0.796, cleanlab=0.7),
+        _cell("d", "I-35-flip", 0, standard=0.80, plc=0.785, cleanlab=0.7),
+        _cell("d", "II-35-flip", 0, standard=0.80, plc=0.795, cleanlab=0.7),
+    ]
+    figures = target_figures(summarise(rows))
+    assert figures["pmd_cells"] == 1
+    assert figures["all_within_half_point"] == 1
+    assert figures["stress_cells"] == 2
+    assert figures["stress_within_one_point"] == 1
+
+
+def test_stress_cells_use_the_literal_scaling():
+    from benchmarks.tables import NOISE_CELLS, STRESS_TABLE
+
+    stress = [cell for cell in NOISE_CELLS.values() if cell.table == STRESS_TABLE]
+    assert {cell.pmd_type for cell in stress} == {"I", "II", "III"}
+    assert all(c.scaling == "flip" and c.pmd_level == 0.35 for c in stress)
+    assert all(
+        c.scaling == "keep" for c in NOISE_CELLS.values() if c.table != STRESS_TABLE
+    )
+
+
+def test_dev_split_is_another_split_of_the_same_data():
+    from benchmarks.tables import DEV_SPLIT, _data
+
+    reported, dev = _data("wine"), _data("wine", DEV_SPLIT)
+    assert reported[0].shape == dev[0].shape
+    assert not np.array_equal(reported[2], dev[2])
