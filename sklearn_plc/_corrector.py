@@ -11,7 +11,11 @@ from collections import deque
 
 import numpy as np
 
-from .correction import correct_labels, is_quiet_pass, next_threshold
+from .correction import agreement_gain, correct_labels, is_quiet_pass, next_threshold
+
+# A candidate's held-out agreement must beat the best so far by this many standard
+# errors of the paired gain to become the new best.
+SELECTION_STANDARD_ERRORS = 1.0
 
 
 class LabelCorrector:
@@ -26,6 +30,10 @@ class LabelCorrector:
     warm_up : int >= 0 or None
         Rounds before the first correction pass; None to warm up until
         :meth:`end_warm_up` is called (a warm-up chosen from the data).
+    n_iter_no_change : int >= 1 or None, default=None
+        Held-out selection (see :meth:`add_proba` with ``held_out=True``): the
+        run is :attr:`stalled` after this many judged rounds without a new best
+        set of labels. None turns the selection off: the last labels are kept.
     to_numpy : callable, default=numpy.asarray
         Turns the averaged probabilities into a NumPy array for the pass. The
         recorded probabilities may be any array type supporting ``+`` and ``/``
@@ -48,6 +56,13 @@ class LabelCorrector:
     converged : bool
         Whether a pass at ``theta_end`` changed at most ``min_correction_rate``
         of the labels.
+    selection : dict or None
+        With held-out selection, after :meth:`select_best`: ``"round"`` (the
+        round whose fit judged the chosen labels; 0 with the labels as given),
+        ``"holdout_agreement"`` (its out-of-fold agreement with the given
+        labels), ``"given_labels_agreement"`` (the same for the labels as
+        given), ``"gain"`` and ``"standard_error"`` (the paired gain over the
+        labels as given).
 
     Notes
     -----
@@ -66,9 +81,16 @@ class LabelCorrector:
         min_correction_rate,
         warm_up,
         window,
+        n_iter_no_change=None,
         to_numpy=np.asarray,
     ):
         self.to_numpy = to_numpy
+        self.n_iter_no_change = n_iter_no_change
+        self._best = None  # the best judged labels: round, labels, agreement
+        self._reference = None  # the first judged labels (the labels as given)
+        self._stale = 0
+        self._agreement = None  # this round's held-out agreement, for the history
+        self.selection = None
         self.initial_labels = np.array(labels, copy=True)
         self.labels = self.initial_labels.copy()
         self.threshold = float(theta)
@@ -141,9 +163,76 @@ class LabelCorrector:
         """Drop the recorded probabilities (e.g. to free GPU memory after a run)."""
         self._window.clear()
 
-    def add_proba(self, proba):
-        """Record the probabilities of a new model (one fit or one epoch)."""
+    def add_proba(self, proba, *, held_out=False):
+        """Record the probabilities of a new model (one fit or one epoch).
+
+        Parameters
+        ----------
+        proba : array of shape (n_samples, n_classes)
+            The new model's probabilities.
+        held_out : bool, default=False
+            Whether each row comes from a model that did not train on that
+            sample (out-of-fold). Then the agreement of its predictions with
+            the given labels is recorded in the round's history, and, with
+            held-out selection on, the current labels (those the model was
+            trained on) are kept if they beat the best so far (see
+            :func:`~sklearn_plc.correction.agreement_gain`).
+        """
         self._window.append(proba)
+        if held_out:
+            self._judge(np.asarray(self.to_numpy(proba)))
+
+    def _judge(self, proba):
+        agrees = proba.argmax(axis=1) == self.initial_labels
+        self._agreement = float(agrees.mean())
+        if self.n_iter_no_change is None:
+            return
+        candidate = {
+            "round": self.n_rounds,
+            "labels": self.labels.copy(),
+            "agrees": agrees,
+        }
+        if self._best is None:
+            self._best = self._reference = candidate
+            return
+        gain, standard_error = agreement_gain(agrees, self._best["agrees"])
+        if gain > 0 and gain > SELECTION_STANDARD_ERRORS * standard_error:
+            self._best, self._stale = candidate, 0
+        else:
+            self._stale += 1
+
+    @property
+    def stalled(self):
+        """Whether held-out selection saw ``n_iter_no_change`` rounds without a gain."""
+        return self.n_iter_no_change is not None and self._stale >= (
+            self.n_iter_no_change
+        )
+
+    def select_best(self):
+        """Go back to the best judged labels (held-out selection only).
+
+        The labels, ``corrected_iter`` and ``corrections`` become those of the
+        best judged round: changes made by later passes are dropped (the
+        history keeps them). Does nothing without held-out selection.
+        """
+        if self._best is None:
+            return
+        best_round = self._best["round"]
+        self.labels = self._best["labels"]
+        self._changes = [change for change in self._changes if change[0] < best_round]
+        self.corrected_iter = np.full(self.labels.shape[0], -1, dtype=np.intp)
+        for round_index, samples, _, _ in self._changes:
+            self.corrected_iter[samples] = round_index
+        gain, standard_error = agreement_gain(
+            self._best["agrees"], self._reference["agrees"]
+        )
+        self.selection = {
+            "round": best_round,
+            "holdout_agreement": float(self._best["agrees"].mean()),
+            "given_labels_agreement": float(self._reference["agrees"].mean()),
+            "gain": gain,
+            "standard_error": standard_error,
+        }
 
     def averaged_proba(self):
         """Mean of the probabilities recorded in the last ``window`` rounds."""
@@ -212,6 +301,8 @@ class LabelCorrector:
                 "n_corrected": n_corrected,
                 "n_changed": int(np.count_nonzero(self.labels != self.initial_labels)),
                 "refit": bool(refit),
+                "holdout_agreement": self._agreement,
             }
         )
+        self._agreement = None
         return changed

@@ -23,7 +23,14 @@ from numbers import Integral, Real
 
 import numpy as np
 
-__all__ = ["confidence_ratio", "correct_labels", "is_quiet_pass", "next_threshold"]
+__all__ = [
+    "agreement_gain",
+    "confidence_ratio",
+    "correct_labels",
+    "is_quiet_pass",
+    "memorisation_rate",
+    "next_threshold",
+]
 
 SCHEDULES = ("additive", "multiplicative")
 
@@ -255,3 +262,88 @@ def next_threshold(
         raised = threshold * (1.0 + step)
     # Rounding removes float drift, so that 0.3 + 6 * 0.1 reaches 0.9 exactly.
     return min(round(raised, 12), end)
+
+
+def agreement_gain(agrees, reference_agrees):
+    """Paired gain in held-out agreement with the given labels, and its error.
+
+    Each candidate set of training labels is judged by the out-of-fold
+    predictions of models trained on it: the share of samples whose prediction
+    equals the sample's *given* (noisy) label. Where the noise leaves the given
+    label more often right than wrong at every x, the classifier with the
+    higher expected agreement is the one that agrees more with the clean labels
+    (for two classes, agreement is ``E[ρ] + E[(1 − 2ρ(x)) 1{h(x) = y}]`` with
+    flip probability ``ρ < ½``), so no clean label is needed to compare.
+
+    Parameters
+    ----------
+    agrees : array-like of bool of shape (n_samples,)
+        Whether the candidate's out-of-fold prediction equals the given label.
+    reference_agrees : array-like of bool of shape (n_samples,)
+        The same for the reference (e.g. the labels as given).
+
+    Returns
+    -------
+    gain : float
+        ``mean(agrees) − mean(reference_agrees)``.
+    standard_error : float
+        Standard error of `gain` over samples (the comparison is paired: only
+        samples on which the two disagree contribute).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_plc.correction import agreement_gain
+    >>> gain, se = agreement_gain(np.array([1, 1, 1, 0]), np.array([1, 0, 1, 0]))
+    >>> round(gain, 3), round(se, 3)
+    (0.25, 0.217)
+    """
+    difference = np.asarray(agrees, dtype=np.float64) - np.asarray(
+        reference_agrees, dtype=np.float64
+    )
+    n_samples = difference.shape[0]
+    return float(difference.mean()), float(difference.std() / np.sqrt(n_samples))
+
+
+def memorisation_rate(in_sample_agrees, out_of_fold_agrees):
+    """Share of the labels a model contradicts out of fold that it fits in sample.
+
+    PLC's premise is a model that fits (memorises) its noisy labels: its
+    training predictions follow the given labels, while predictions on samples
+    it did not train on follow the classes. Where a model does not memorise
+    (a regularised linear model with many samples per parameter), it already
+    averages the noise out, and relabelling its training samples to its own
+    predictions only entrenches its own errors. This measures which regime a
+    model is in, from the given labels alone.
+
+    Parameters
+    ----------
+    in_sample_agrees : array-like of bool of shape (n_samples,)
+        Whether a model trained on all samples predicts each sample's given
+        label.
+    out_of_fold_agrees : array-like of bool of shape (n_samples,)
+        Whether the out-of-fold prediction (a model that did not train on the
+        sample) equals its given label.
+
+    Returns
+    -------
+    rate : float
+        ``(in-sample agreement − out-of-fold agreement) / (1 − out-of-fold
+        agreement)``: 0 when training on a sample does not change its
+        prediction, 1 when the model fits every label it would otherwise
+        contradict. 0 when the out-of-fold predictions agree with every label
+        (there is nothing to memorise).
+
+    Examples
+    --------
+    >>> from sklearn_plc.correction import memorisation_rate
+    >>> memorisation_rate([1, 1, 1, 1], [1, 1, 0, 0])  # fits both it missed
+    1.0
+    >>> memorisation_rate([1, 1, 0, 0], [1, 1, 0, 0])
+    0.0
+    """
+    in_sample = np.mean(np.asarray(in_sample_agrees, dtype=np.float64))
+    out_of_fold = np.mean(np.asarray(out_of_fold_agrees, dtype=np.float64))
+    if out_of_fold >= 1.0:
+        return 0.0
+    return float((in_sample - out_of_fold) / (1.0 - out_of_fold))

@@ -1,3 +1,4 @@
+import itertools
 import pickle
 
 import numpy as np
@@ -6,7 +7,7 @@ import pytest
 import sklearn
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.ensemble import RandomForestClassifier
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.neural_network import MLPClassifier
@@ -41,12 +42,19 @@ class NaNProbaClassifier(ClassifierMixin, BaseEstimator):
         return np.full((len(X), len(self.classes_)), np.nan)
 
 
+# The paper's algorithm, without the safeguards of the defaults: correct whatever
+# the model, keep the last labels. The mechanics tests below use it, since the
+# logistic regression on 2-D blobs they run does not memorise its labels (and the
+# defaults would rightly leave them as given).
+PAPER = dict(min_memorisation=0, min_correction_rate=0.001)
+
+
 # --- what PLC does to the labels -------------------------------------------------
 
 
 @pytest.mark.parametrize("confidence", ["cv", "in_sample"])
 def test_purity_improves_on_pmd_like_noise(noisy_blobs, confidence):
-    plc = PLCClassifier(confidence=confidence, random_state=0)
+    plc = PLCClassifier(confidence=confidence, random_state=0, **PAPER)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert purity(plc.labels_, noisy_blobs.y_clean) > purity(
         noisy_blobs.y_noisy, noisy_blobs.y_clean
@@ -54,7 +62,7 @@ def test_purity_improves_on_pmd_like_noise(noisy_blobs, confidence):
 
 
 def test_corrections_start_at_the_initial_threshold(noisy_blobs):
-    plc = PLCClassifier(theta=0.3, random_state=0)
+    plc = PLCClassifier(theta=0.3, random_state=0, **PAPER)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     first = plc.history_[0]
     assert first["threshold"] == 0.3
@@ -62,7 +70,7 @@ def test_corrections_start_at_the_initial_threshold(noisy_blobs):
 
 
 def test_first_corrections_lie_in_the_confident_region(noisy_blobs):
-    plc = PLCClassifier(random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    plc = PLCClassifier(random_state=0, **PAPER).fit(noisy_blobs.X, noisy_blobs.y_noisy)
     first = plc.corrected_iter_ == 0
     later = plc.corrected_iter_ > 0
     assert first.any() and later.any()
@@ -70,7 +78,7 @@ def test_first_corrections_lie_in_the_confident_region(noisy_blobs):
 
 
 def test_threshold_grows_from_theta_to_theta_end(noisy_blobs):
-    plc = PLCClassifier(random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    plc = PLCClassifier(random_state=0, **PAPER).fit(noisy_blobs.X, noisy_blobs.y_noisy)
     thresholds = [record["threshold"] for record in plc.history_]
     assert thresholds == sorted(thresholds)
     assert plc.theta_ == 0.9
@@ -78,14 +86,14 @@ def test_threshold_grows_from_theta_to_theta_end(noisy_blobs):
 
 
 def test_multiplicative_schedule_multiplies_the_threshold(noisy_blobs):
-    plc = PLCClassifier(schedule="multiplicative", beta=0.5, random_state=0)
+    plc = PLCClassifier(schedule="multiplicative", beta=0.5, random_state=0, **PAPER)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     levels = sorted({record["threshold"] for record in plc.history_})
     np.testing.assert_allclose(levels[:3], [0.3, 0.45, 0.675])
 
 
 def test_history_agrees_with_labels_and_corrected_iter(noisy_blobs):
-    plc = PLCClassifier(random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    plc = PLCClassifier(random_state=0, **PAPER).fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert len(plc.history_) == plc.n_iter_
     assert plc.history_[-1]["n_changed"] == np.sum(plc.labels_ != noisy_blobs.y_noisy)
     changed_last_in = np.bincount(plc.corrected_iter_[plc.corrected_iter_ >= 0])
@@ -96,7 +104,7 @@ def test_history_agrees_with_labels_and_corrected_iter(noisy_blobs):
 
 
 def test_corrections_log_replays_to_the_corrected_labels(noisy_blobs):
-    plc = PLCClassifier(random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    plc = PLCClassifier(random_state=0, **PAPER).fit(noisy_blobs.X, noisy_blobs.y_noisy)
     log = plc.corrections_
     labels = noisy_blobs.y_noisy.copy()
     for sample, old, new in zip(log["sample"], log["from"], log["to"], strict=True):
@@ -108,16 +116,79 @@ def test_corrections_log_replays_to_the_corrected_labels(noisy_blobs):
 
 
 def test_a_quiet_round_reuses_the_previous_probabilities(noisy_blobs):
-    plc = PLCClassifier(random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    plc = PLCClassifier(random_state=0, **PAPER).fit(noisy_blobs.X, noisy_blobs.y_noisy)
     for previous, record in zip(plc.history_, plc.history_[1:], strict=False):
         assert record["refit"] == (previous["n_corrected"] > 0)
 
 
 def test_max_iter_stops_the_run(noisy_blobs):
-    plc = PLCClassifier(max_iter=2, random_state=0)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    plc = PLCClassifier(max_iter=2, random_state=0, **PAPER)
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.n_iter_ == 2
     assert plc.termination_condition_ == "max_iter"
+
+
+# --- whether to correct, and which round to keep ----------------------------------
+
+
+def test_labels_are_kept_when_the_model_does_not_memorise(noisy_blobs):
+    plc = PLCClassifier(random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.termination_condition_ == "labels_kept"
+    assert plc.memorisation_["rate"] < 0.1
+    np.testing.assert_array_equal(plc.labels_, noisy_blobs.y_noisy)
+    assert plc.history_ == [] and (plc.corrected_iter_ == -1).all()
+
+
+def test_kept_labels_reuse_the_model_fitted_on_them(noisy_blobs):
+    plc = PLCClassifier(random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    direct = LogisticRegression(max_iter=1000).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    np.testing.assert_allclose(plc.estimator_.coef_, direct.coef_, rtol=1e-6)
+
+
+def test_a_memorising_model_is_corrected(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.memorisation_["rate"] > 0.5
+    assert plc.termination_condition_ != "labels_kept"
+    assert purity(plc.labels_, noisy_blobs.y_clean) > purity(
+        noisy_blobs.y_noisy, noisy_blobs.y_clean
+    )
+
+
+def test_min_memorisation_zero_corrects_whatever_the_model(noisy_blobs):
+    plc = PLCClassifier(min_memorisation=0, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.memorisation_ is None
+    assert plc.history_[0]["n_corrected"] > 0
+
+
+def test_early_stopping_ends_on_the_chosen_rounds_labels(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, early_stopping=True, n_iter_no_change=1, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    chosen = plc.selection_["round"]
+    assert chosen > 0 and plc.termination_condition_ == "no_improvement"
+    assert (plc.corrections_["round"] < chosen).all()
+    assert (plc.labels_ != noisy_blobs.y_noisy).sum() == plc.history_[chosen - 1][
+        "n_changed"
+    ]
+    assert plc.history_[chosen]["holdout_agreement"] == pytest.approx(
+        plc.selection_["holdout_agreement"]
+    )
+
+
+def test_held_out_agreement_is_recorded_at_each_refit(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    for record in plc.history_:
+        assert (record["holdout_agreement"] is not None) == record["refit"]
+
+
+def test_early_stopping_needs_out_of_fold_confidence(noisy_blobs):
+    plc = PLCClassifier(confidence="in_sample", early_stopping=True)
+    with pytest.raises(ValueError, match="early_stopping=True judges"):
+        plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
 
 
 def test_a_memorising_model_corrects_nothing_in_sample_but_does_out_of_fold(
@@ -147,7 +218,7 @@ def test_warm_start_estimator_continues_training_every_round(noisy_blobs):
 
 
 def test_window_averages_the_last_rounds(noisy_blobs):
-    plc = PLCClassifier(window=3, random_state=0)
+    plc = PLCClassifier(window=3, random_state=0, **PAPER)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert purity(plc.labels_, noisy_blobs.y_clean) > purity(
         noisy_blobs.y_noisy, noisy_blobs.y_clean
@@ -178,7 +249,7 @@ def test_final_fit_false_in_sample_keeps_the_last_model(noisy_blobs):
 
 
 def test_final_fit_false_out_of_fold_keeps_labels_but_cannot_predict(noisy_blobs):
-    plc = PLCClassifier(confidence="cv", final_fit=False, random_state=0)
+    plc = PLCClassifier(confidence="cv", final_fit=False, random_state=0, **PAPER)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.labels_.shape == noisy_blobs.y_noisy.shape
     with pytest.raises(NotFittedError, match="final_fit=True"):
@@ -280,7 +351,9 @@ def test_parallel_folds_give_the_same_labels(noisy_blobs):
 
 
 def test_custom_splitter_is_used(noisy_blobs):
-    plc = PLCClassifier(cv=KFold(3, shuffle=True, random_state=0), random_state=0)
+    plc = PLCClassifier(
+        cv=KFold(3, shuffle=True, random_state=0), random_state=0, **PAPER
+    )
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.history_[0]["n_corrected"] > 0
 
@@ -326,7 +399,9 @@ def test_step_fit_params_reach_a_pipeline_without_routing(noisy_blobs):
 
 
 def test_verbose_shows_a_progress_bar(noisy_blobs, capsys):
-    PLCClassifier(verbose=1, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    PLCClassifier(verbose=1, random_state=0, **PAPER).fit(
+        noisy_blobs.X, noisy_blobs.y_noisy
+    )
     err = capsys.readouterr().err
     assert "PLC" in err and "theta=" in err and "corrected=" in err
 
@@ -420,3 +495,13 @@ def test_cv_larger_than_the_smallest_class_is_rejected_with_the_fix(noisy_blobs)
     y[:3] = 2  # a class of 3 samples
     with pytest.raises(ValueError, match=r"class \(2\) has only 3 samples.*cv <= 3"):
         PLCClassifier(cv=5).fit(noisy_blobs.X, y)
+
+
+def test_auto_min_correction_rate_is_five_percent_per_refit(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    n_samples = len(noisy_blobs.y_noisy)
+    for record, following in itertools.pairwise(plc.history_):
+        quiet = record["n_corrected"] <= 0.05 * n_samples
+        raised = following["threshold"] > record["threshold"]
+        assert raised == (quiet and record["threshold"] < 0.9)

@@ -7,9 +7,11 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from sklearn_plc.correction import (
+    agreement_gain,
     confidence_ratio,
     correct_labels,
     is_quiet_pass,
+    memorisation_rate,
     next_threshold,
 )
 
@@ -173,3 +175,23 @@ def test_repeated_additive_steps_reach_the_end_exactly():
 def test_unknown_schedule_is_rejected():
     with pytest.raises(ValueError, match="schedule must be one of"):
         next_threshold(0.3, 0, 10, step=0.1, end=0.9, schedule="cosine")
+
+
+def test_memorisation_rate_is_the_share_of_contradicted_labels_fitted():
+    out_of_fold = np.array([1, 1, 1, 1, 0, 0, 0, 0], dtype=bool)
+    in_sample = np.array([1, 1, 1, 1, 1, 0, 0, 0], dtype=bool)
+    assert memorisation_rate(in_sample, out_of_fold) == pytest.approx(0.25)
+
+
+def test_memorisation_rate_is_zero_when_nothing_is_contradicted():
+    assert memorisation_rate([1, 1], [1, 1]) == 0.0
+
+
+def test_agreement_gain_is_paired():
+    reference = np.array([1, 0, 1, 0] * 25, dtype=bool)
+    assert agreement_gain(reference, reference) == (0.0, 0.0)
+    better = reference.copy()
+    better[1] = True
+    gain, standard_error = agreement_gain(better, reference)
+    assert gain == pytest.approx(0.01)
+    assert standard_error == pytest.approx(np.std(better * 1.0 - reference) / 10)

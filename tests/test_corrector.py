@@ -64,3 +64,31 @@ def test_initial_labels_are_copied():
     corrector.run_round()
     np.testing.assert_array_equal(labels, [1, 0, 1])
     assert corrector.history[-1]["n_changed"] == 1
+
+
+def test_held_out_selection_goes_back_to_the_best_judged_labels():
+    given = np.array([1, 1, 0, 0])
+    corrector = make_corrector(given, n_iter_no_change=1)
+    corrector.add_proba(np.array([[0.9, 0.1]] * 4), held_out=True)  # agrees 2/4
+    corrector.run_round()  # corrects samples 0 and 1 to class 0
+    worse = np.array([[0.1, 0.9]] * 4)  # agrees 2/4 again: no gain
+    corrector.add_proba(worse, held_out=True)
+    assert corrector.stalled
+    corrector.select_best()
+    np.testing.assert_array_equal(corrector.labels, given)
+    assert corrector.selection["round"] == 0
+    assert corrector.corrections["sample"].size == 0
+    assert (corrector.corrected_iter == -1).all()
+
+
+def test_held_out_selection_keeps_labels_that_agree_better():
+    given = np.array([0, 0, 1, 1, 1, 1])
+    corrector = make_corrector(given, n_iter_no_change=1)
+    first = np.array([[0.9, 0.1]] * 4 + [[0.1, 0.9]] * 2)  # agrees 4/6
+    corrector.add_proba(first, held_out=True)
+    corrector.run_round()  # relabels samples 2 and 3 to class 0
+    corrector.add_proba(np.eye(2)[given], held_out=True)  # agrees 6/6
+    assert not corrector.stalled
+    corrector.select_best()
+    assert corrector.selection["round"] == 1
+    np.testing.assert_array_equal(corrector.labels, [0, 0, 0, 0, 1, 1])
