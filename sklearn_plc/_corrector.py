@@ -11,11 +11,13 @@ from collections import deque
 
 import numpy as np
 
-from .correction import agreement_gain, correct_labels, is_quiet_pass, next_threshold
-
-# A candidate's held-out agreement must beat the best so far by this many standard
-# errors of the paired gain to become the new best.
-SELECTION_STANDARD_ERRORS = 1.0
+from .correction import (
+    EVIDENCE_STANDARD_ERRORS,
+    agreement_gain,
+    correct_labels,
+    is_quiet_pass,
+    next_threshold,
+)
 
 
 class LabelCorrector:
@@ -196,7 +198,7 @@ class LabelCorrector:
             self._best = self._reference = candidate
             return
         gain, standard_error = agreement_gain(agrees, self._best["agrees"])
-        if gain > 0 and gain > SELECTION_STANDARD_ERRORS * standard_error:
+        if gain > 0 and gain > EVIDENCE_STANDARD_ERRORS * standard_error:
             self._best, self._stale = candidate, 0
         else:
             self._stale += 1

@@ -35,7 +35,12 @@ from tqdm.auto import tqdm
 
 from ._corrector import LabelCorrector
 from ._out_of_fold import class_columns, out_of_fold_proba
-from .correction import SCHEDULES, agreement_gain, memorisation_rate
+from .correction import (
+    EVIDENCE_STANDARD_ERRORS,
+    SCHEDULES,
+    agreement_gain,
+    memorisation_rate,
+)
 
 __all__ = ["PLCClassifier"]
 
@@ -838,10 +843,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                         )
                         model_labels = encoded
                         evidence = self.memorisation_
-                        if (
-                            evidence["rate"] - evidence["standard_error"]
-                            < self.min_memorisation
-                        ):
+                        margin = EVIDENCE_STANDARD_ERRORS * evidence["standard_error"]
+                        if evidence["rate"] - margin < self.min_memorisation:
                             stopped = "labels_kept"
                             break
                 corrector.run_round(refit=refit)

@@ -33,6 +33,10 @@ __all__ = [
 ]
 
 SCHEDULES = ("additive", "multiplicative")
+# How many standard errors a measured effect must clear before PLC acts on it: the
+# memorisation rate before correcting at all, a held-out agreement gain before a
+# round's labels replace the best so far.
+EVIDENCE_STANDARD_ERRORS = 1.0
 
 
 def _check_proba_and_labels(proba, labels):
