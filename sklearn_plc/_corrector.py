@@ -251,7 +251,7 @@ class LabelCorrector:
             total = total + proba
         return total / len(self._window)
 
-    def run_round(self, *, refit=True):
+    def run_round(self, *, refit=True, correct=True):
         """Run one round: a correction pass (after warm-up) and a schedule update.
 
         Parameters
@@ -260,6 +260,9 @@ class LabelCorrector:
             Recorded in the history: whether this round's probabilities come
             from a new fit (False when the labels did not change since the last
             fit, so its probabilities were examined again at a new threshold).
+        correct : bool, default=True
+            False records a round without a pass, as in the warm-up (e.g. a
+            run that ends after measuring, leaving the labels as given).
 
         Returns
         -------
@@ -269,7 +272,7 @@ class LabelCorrector:
         round_index = self.n_rounds
         threshold = self.threshold
         n_samples = self.labels.shape[0]
-        if self.warming_up:
+        if self.warming_up or not correct:
             changed = np.zeros(n_samples, dtype=bool)
             n_corrected = 0
         else:

@@ -357,9 +357,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         out-of-fold agreement with the given labels of the models trained on
         the labels before the pass; None in rounds without a refit and with
         other confidences).
-        ``pandas.DataFrame(history_)`` gives a table. Empty when the labels
-        were kept for want of memorisation (no pass ran). With early stopping
-        it also holds the rounds after the chosen one.
+        ``pandas.DataFrame(history_)`` gives a table. One round without a
+        pass (``n_corrected`` 0) when the labels were kept for want of
+        memorisation. With early stopping it also holds the rounds after the
+        chosen one.
 
     termination_condition_ : {"converged", "max_iter", "no_improvement", \
             "labels_kept", "max_epochs"}
@@ -845,6 +846,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                         evidence = self.memorisation_
                         margin = EVIDENCE_STANDARD_ERRORS * evidence["standard_error"]
                         if evidence["rate"] - margin < self.min_memorisation:
+                            corrector.run_round(correct=False)
                             stopped = "labels_kept"
                             break
                 corrector.run_round(refit=refit)

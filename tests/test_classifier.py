@@ -137,7 +137,8 @@ def test_labels_are_kept_when_the_model_does_not_memorise(noisy_blobs):
     assert plc.termination_condition_ == "labels_kept"
     assert plc.memorisation_["rate"] < 0.1
     np.testing.assert_array_equal(plc.labels_, noisy_blobs.y_noisy)
-    assert plc.history_ == [] and (plc.corrected_iter_ == -1).all()
+    assert plc.n_iter_ == 1 and plc.history_[0]["n_corrected"] == 0
+    assert (plc.corrected_iter_ == -1).all()
 
 
 def test_kept_labels_reuse_the_model_fitted_on_them(noisy_blobs):
