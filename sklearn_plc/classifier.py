@@ -2,6 +2,7 @@
 
 import sys
 import warnings
+from collections.abc import Iterator
 from numbers import Integral, Real
 
 import numpy as np
@@ -26,18 +27,21 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
+    _num_features,
+    _num_samples,
     check_consistent_length,
     check_is_fitted,
     column_or_1d,
+    indexable,
     validate_data,
 )
 from tqdm.auto import tqdm
 
 from ._corrector import LabelCorrector
 from ._out_of_fold import class_columns, out_of_fold_proba
+from ._params import CORRECTION_CONSTRAINTS, check_threshold_range
 from .correction import (
     EVIDENCE_STANDARD_ERRORS,
-    SCHEDULES,
     agreement_gain,
     memorisation_rate,
 )
@@ -107,6 +111,27 @@ def _encode_labels(y):
             "cannot be trained on one class. Pass data with two or more classes."
         )
     return classes, encoded.astype(np.intp, copy=False)
+
+
+def _is_dataframe(X):
+    """Whether X is a dataframe (pandas, polars, ...), which estimators take as is."""
+    return hasattr(X, "__dataframe__") or (
+        hasattr(X, "columns") and hasattr(X, "shape") and len(X.shape) == 2
+    )
+
+
+def _check_not_empty(**data):
+    """Name empty training data before anything else reads it."""
+    for name, values in data.items():
+        try:
+            n_samples = _num_samples(values)
+        except TypeError:
+            continue  # not array-like: validated where it is used
+        if n_samples == 0:
+            raise ValueError(
+                f"{name} is empty (0 samples); PLC needs training samples from at "
+                f"least two classes. Check the data passed to fit."
+            )
 
 
 def _sets_warm_start(estimator):
@@ -456,20 +481,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
+        **CORRECTION_CONSTRAINTS,
         "estimator": [HasMethods(["fit"]), None],
-        "theta": [Interval(Real, 0, 1, closed="neither")],
-        "beta": [Interval(Real, 0, None, closed="neither")],
-        "theta_end": [Interval(Real, 0, 1, closed="right")],
-        "schedule": [StrOptions(set(SCHEDULES))],
-        "min_correction_rate": [
-            Interval(Real, 0, 1, closed="left"),
-            StrOptions({"auto"}),
-        ],
-        "warm_up": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"})],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "confidence": [StrOptions({"auto", "in_sample", "cv", *NET_CONFIDENCES})],
         "cv": ["cv_object"],
-        "window": [Interval(Integral, 1, None, closed="left")],
         "min_memorisation": [Interval(Real, 0, 1, closed="left")],
         "early_stopping": ["boolean"],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
@@ -520,6 +536,27 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
+    def set_params(self, **params):
+        """Set the parameters of this estimator, as scikit-learn does.
+
+        ``estimator__<name>`` with the default ``estimator=None`` sets that
+        parameter of the default ``LogisticRegression(max_iter=1000)``, which
+        then becomes ``estimator`` (so GridSearchCV can tune it).
+
+        Parameters
+        ----------
+        **params : dict
+            Estimator parameters.
+
+        Returns
+        -------
+        self : PLCClassifier
+        """
+        nested = any(key.startswith("estimator__") for key in params)
+        if nested and self.estimator is None and "estimator" not in params:
+            params = {"estimator": _default_estimator(), **params}
+        return super().set_params(**params)
+
     def _get_estimator(self):
         return _default_estimator() if self.estimator is None else self.estimator
 
@@ -562,35 +599,60 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"{type(estimator).__name__} is not one. Use confidence='cv' or "
                 f"'in_sample'."
             )
-        if self.theta_end < self.theta:
-            raise ValueError(
-                f"theta_end={self.theta_end} is smaller than theta={self.theta}; the "
-                "threshold only grows from theta to theta_end, so set theta_end >= "
-                "theta."
-            )
+        check_threshold_range(self.theta, self.theta_end)
         if confidence == "cv":
-            n_splits = self.cv if isinstance(self.cv, Integral) else None
-            if isinstance(self.cv, StratifiedKFold):
-                n_splits = self.cv.get_n_splits()
-            counts = np.bincount(encoded, minlength=classes.shape[0])
-            smallest = int(counts.argmin())
-            if n_splits is not None and counts[smallest] < n_splits:
-                name = classes[smallest].tolist()
-                raise ValueError(
-                    f"cv={n_splits} folds, but the smallest class ({name!r}) has "
-                    f"only {counts[smallest]} samples; out-of-fold probabilities "
-                    f"need every class in every training fold. Use cv <= "
-                    f"{counts[smallest]}, or confidence='in_sample'."
-                )
+            self._check_cv_against_classes(classes, encoded)
 
-    def _make_splits(self, X, encoded, rng):
+    def _check_cv_against_classes(self, classes, encoded):
+        """Raise when the folds cannot be made; below that, follow scikit-learn.
+
+        A class with fewer samples than folds is what StratifiedKFold warns
+        about and proceeds with (a training fold without that class gives it
+        probability 0 there); only folds that cannot be made at all raise.
+        """
+        n_splits = self.cv if isinstance(self.cv, Integral) else None
+        if isinstance(self.cv, StratifiedKFold):
+            n_splits = self.cv.get_n_splits()
+        counts = np.bincount(encoded, minlength=classes.shape[0])
+        largest = int(counts.max())
+        if n_splits is None or largest >= n_splits:
+            return
+        if largest < 2:
+            raise ValueError(
+                f"Every class has a single sample, so cv={n_splits} folds cannot "
+                "be made and no model can predict a sample's class without "
+                "seeing it. Use confidence='in_sample', or more samples per class."
+            )
+        raise ValueError(
+            f"cv={n_splits} folds, but no class has {n_splits} samples (the "
+            f"largest has {largest}), so the folds cannot be stratified. Use cv <= "
+            f"{largest}, or confidence='in_sample'."
+        )
+
+    def _check_cv_is_reusable(self):
+        if isinstance(self.cv, Iterator):
+            raise ValueError(
+                f"cv is an iterator ({type(self.cv).__name__}, e.g. the generator "
+                "that splitter.split(X, y) returns): it can be read only once, so "
+                "a second fit (a clone in GridSearchCV or cross_val_score) would "
+                "find it empty, and it cannot be pickled. Pass list(cv), or the "
+                "splitter itself (e.g. cv=GroupKFold(5) and groups=... in fit)."
+            )
+
+    def _make_splits(self, X, encoded, rng, groups):
         if isinstance(self.cv, Integral):
+            if groups is not None:
+                raise ValueError(
+                    f"groups were passed to fit, but cv={self.cv} makes "
+                    "StratifiedKFold folds, which ignore groups. Pass a group-aware "
+                    "splitter, e.g. cv=GroupKFold(5) or StratifiedGroupKFold(5)."
+                )
             splitter = StratifiedKFold(
                 n_splits=self.cv, shuffle=True, random_state=rng.randint(2**31 - 1)
             )
         else:
             splitter = check_cv(self.cv, encoded, classifier=True)
-        return list(splitter.split(X, encoded))
+        return list(splitter.split(X, encoded, groups))
 
     def _round_proba(self, model, X, labels, n_classes, splits, fit_params):
         """Fit for one round; return probabilities with one column per class.
@@ -615,10 +677,20 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _validate_X(self, X, *, reset):
         """Check X as scikit-learn does; return what the estimator receives.
 
-        A DataFrame is passed on as it is (so column names and dtypes reach a
-        ColumnTransformer), sparse input as CSR (row-indexable for the folds),
+        Input that is not a table of features (a list of documents, a Series
+        of text, a list of dicts: the input of a vectorizer pipeline), for a
+        model not fitted on a table, is passed on untouched for the estimator to validate, rows indexed with
+        ``_safe_indexing``. A table is checked: a DataFrame (pandas, polars) is
+        then passed on as it is, so column names and dtypes reach a
+        ColumnTransformer; sparse input as CSR (row-indexable for the folds);
         anything else as the validated array.
         """
+        if reset or not hasattr(self, "n_features_in_"):
+            try:
+                _num_features(X)
+            except TypeError:
+                validate_data(self, X, reset=reset, skip_check_array=True)
+                return indexable(X)[0]
         checked = validate_data(
             self,
             X,
@@ -627,7 +699,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             ensure_all_finite=False,
             dtype=None,
         )
-        return X if hasattr(X, "iloc") else checked
+        return X if _is_dataframe(X) else checked
 
     @_fit_context(
         # PLCClassifier.estimator is not validated yet
@@ -660,7 +732,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             ``sklearn.set_config(enable_metadata_routing=True)``, ``sample_weight``
             and these are routed instead, following the estimator's requests
             (e.g. ``LogisticRegression().set_fit_request(sample_weight=True)``
-            inside a Pipeline).
+            inside a Pipeline). ``groups`` (array-like of shape (n_samples,))
+            goes to the ``split`` of a group-aware ``cv`` such as
+            ``GroupKFold``, never to the estimator, so that a group's samples
+            are never predicted by a model trained on that group; routed the
+            same way when routing is enabled.
 
         Returns
         -------
@@ -677,12 +753,14 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         estimator = self._get_estimator()
         confidence = self._resolve_confidence()
+        _check_not_empty(X=X, y=y)
         classes, encoded = _encode_labels(y)
         if confidence in NET_CONFIDENCES:
             self._check_params_against_data(estimator, confidence, classes, encoded)
             return self._fit_net(
                 estimator, confidence, X, classes, encoded, sample_weight, fit_params
             )
+        self._check_cv_is_reusable()
         X = self._validate_X(X, reset=True)
         try:
             check_consistent_length(X, encoded)
@@ -700,12 +778,25 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 )
             fit_params = {"sample_weight": sample_weight, **fit_params}
         if get_config()["enable_metadata_routing"]:
-            fit_params = process_routing(self, "fit", **fit_params).estimator.fit
+            routed = process_routing(self, "fit", **fit_params)
+            fit_params = routed.estimator.fit
+            groups = routed.splitter.split.get("groups") if "splitter" in routed else None
+        else:
+            groups = fit_params.pop("groups", None)
+        if groups is not None and confidence != "cv":
+            raise ValueError(
+                f"groups were passed to fit, but they only shape the folds of "
+                f"confidence='cv', and confidence={self.confidence!r} makes none. "
+                f"Use confidence='cv' with a group-aware cv (e.g. GroupKFold(5)), or "
+                f"drop groups."
+            )
 
         rng = check_random_state(self.random_state)
         if self.random_state is not None:
             estimator = _seed_unset_random_states(clone(estimator), rng)
-        splits = self._make_splits(X, encoded, rng) if confidence == "cv" else None
+        splits = None
+        if confidence == "cv":
+            splits = self._make_splits(X, encoded, rng, groups)
         continuing = confidence == "in_sample" and _sets_warm_start(estimator)
 
         self._check_early_stopping(confidence)
@@ -860,6 +951,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 if corrector.converged or corrector.stalled:
                     stopped = "converged" if corrector.converged else "no_improvement"
                     break
+            progress.total = corrector.n_rounds  # a run that ended early
+            progress.refresh()
         return corrector, model, model_labels, stopped
 
     def _fit_net(self, net, confidence, X, classes, encoded, sample_weight, fit_params):
@@ -1037,12 +1130,19 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         routing : MetadataRouter
             ``fit`` metadata (e.g. ``sample_weight``) goes to the estimator's
-            ``fit`` in every round and in the final fit.
+            ``fit`` in every round and in the final fit; ``groups`` to the
+            ``split`` of ``cv`` (e.g. ``GroupKFold``).
         """
-        return MetadataRouter(owner=self).add(
+        router = MetadataRouter(owner=self).add(
             estimator=self._get_estimator(),
             method_mapping=MethodMapping().add(caller="fit", callee="fit"),
         )
+        if not isinstance(self.cv, Iterator):  # reading it would consume it
+            router.add(
+                splitter=check_cv(self.cv, classifier=True),
+                method_mapping=MethodMapping().add(caller="fit", callee="split"),
+            )
+        return router
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -491,13 +491,6 @@ def test_theta_end_below_theta_is_rejected_with_the_fix(noisy_blobs):
         PLCClassifier(theta=0.5, theta_end=0.4).fit(noisy_blobs.X, noisy_blobs.y_noisy)
 
 
-def test_cv_larger_than_the_smallest_class_is_rejected_with_the_fix(noisy_blobs):
-    y = noisy_blobs.y_noisy.copy()
-    y[:3] = 2  # a class of 3 samples
-    with pytest.raises(ValueError, match=r"class \(2\) has only 3 samples.*cv <= 3"):
-        PLCClassifier(cv=5).fit(noisy_blobs.X, y)
-
-
 def test_auto_min_correction_rate_is_five_percent_per_refit(noisy_blobs):
     forest = RandomForestClassifier(n_estimators=30, random_state=0)
     plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
