@@ -184,7 +184,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         A classifier with ``fit`` and ``predict_proba``; cloned, never modified.
         It is trained on integer-encoded labels (indices into ``classes_``).
         ``None`` means ``LogisticRegression(max_iter=1000)``. A skorch
-        ``NeuralNetClassifier`` is run once for its ``max_epochs``, with a
+        ``NeuralNetClassifier`` (or ``NeuralNetBinaryClassifier``, for two
+        classes) is run once for its ``max_epochs``, with a
         correction pass after every epoch (see ``confidence``); its module
         must return logits with ``criterion=torch.nn.CrossEntropyLoss``, or
         probabilities with the default ``NLLLoss``; give it
@@ -388,7 +389,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         chosen one.
 
     termination_condition_ : {"converged", "max_iter", "no_improvement", \
-            "labels_kept", "max_epochs"}
+            "labels_kept", "max_epochs", "interrupted"}
         ``"converged"``: a pass at ``theta_end`` was quiet (see
         ``min_correction_rate``); ``"max_iter"``: ``max_iter`` rounds ran first
         (with a ``ConvergenceWarning``); ``"no_improvement"``: early stopping
@@ -396,7 +397,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``"labels_kept"``: the labels were left as given, because the model
         does not memorise them (``memorisation_``) or no round's labels beat
         them on held-out agreement (``selection_``); ``"max_epochs"``: a net's
-        training ended before a quiet pass at ``theta_end``.
+        training ran its ``max_epochs`` without a quiet pass at ``theta_end``;
+        ``"interrupted"``: a net's training ended before ``max_epochs``
+        (skorch's ``EarlyStopping``), its last epoch corrected.
 
     memorisation_ : dict or None
         With ``confidence="cv"`` and ``min_memorisation > 0``: the evidence for
@@ -679,11 +682,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
         Input that is not a table of features (a list of documents, a Series
         of text, a list of dicts: the input of a vectorizer pipeline), for a
-        model not fitted on a table, is passed on untouched for the estimator to validate, rows indexed with
-        ``_safe_indexing``. A table is checked: a DataFrame (pandas, polars) is
-        then passed on as it is, so column names and dtypes reach a
-        ColumnTransformer; sparse input as CSR (row-indexable for the folds);
-        anything else as the validated array.
+        model not fitted on a table, is passed on untouched for the estimator
+        to validate, rows indexed with ``_safe_indexing``. A table is checked:
+        a DataFrame (pandas, polars) is then passed on as it is, so column
+        names and dtypes reach a ColumnTransformer; sparse input as CSR
+        (row-indexable for the folds); anything else as the validated array.
         """
         if reset or not hasattr(self, "n_features_in_"):
             try:
@@ -780,7 +783,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if get_config()["enable_metadata_routing"]:
             routed = process_routing(self, "fit", **fit_params)
             fit_params = routed.estimator.fit
-            groups = routed.splitter.split.get("groups") if "splitter" in routed else None
+            splitter = routed.get("splitter")
+            groups = None if splitter is None else splitter.split.get("groups")
         else:
             groups = fit_params.pop("groups", None)
         if groups is not None and confidence != "cv":
@@ -959,8 +963,16 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """PLC inside one training run of a skorch net (see :class:`PLCCallback`)."""
         import torch
 
-        from .skorch import PLCCallback, check_supported_input
+        from .skorch import (
+            PLCCallback,
+            check_supported_input,
+            check_supported_net,
+            float64_hint,
+            label_dtype,
+            with_callback,
+        )
 
+        check_supported_net(net, len(classes))
         check_supported_input(X)
         if sample_weight is not None:
             raise ValueError(
@@ -984,27 +996,30 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             warm_up=self._resolve_warm_up(net),
             window=self.window,
             proba_source=confidence,
+            verbose=self.verbose,
         )
-        net = clone(net)
-        existing = net.callbacks if isinstance(net.callbacks, list) else []
-        net.set_params(callbacks=[*existing, ("plc", callback)])
-        labels = encoded.astype(np.int64)  # the net trains on (and PLC edits) a copy
-        if self.random_state is None:
-            net.fit(X, labels, **fit_params)
-        else:
-            seed = check_random_state(self.random_state).randint(2**31 - 1)
-            with torch.random.fork_rng():  # seeds torch without touching its state
-                torch.manual_seed(seed)
+        net, name = with_callback(clone(net), callback)
+        labels = encoded.astype(label_dtype(net))  # PLC edits a copy
+        with float64_hint(X):
+            if self.random_state is None:
                 net.fit(X, labels, **fit_params)
+            else:
+                seed = check_random_state(self.random_state).randint(2**31 - 1)
+                with torch.random.fork_rng():  # seeds torch, leaves its state
+                    torch.manual_seed(seed)
+                    net.fit(X, labels, **fit_params)
 
-        callback = dict(net.callbacks_)["plc"]
+        callback = dict(net.callbacks_)[name]
         corrector = callback.corrector_
         self._set_correction_results(
             classes, encoded, corrector, callback.training_positions_
         )
-        self.termination_condition_ = (
-            "converged" if corrector.converged else "max_epochs"
-        )
+        if corrector.converged:
+            self.termination_condition_ = "converged"
+        elif callback.interrupted_:
+            self.termination_condition_ = "interrupted"
+        else:
+            self.termination_condition_ = "max_epochs"
         self.recorded_bytes_ = callback.recorded_bytes_
         self.warm_up_ = callback.warm_up_
         self.memorisation_ = None  # no out-of-fold predictions in one training run

@@ -22,11 +22,14 @@ import warnings
 
 import numpy as np
 import torch
+from sklearn.utils._param_validation import StrOptions
 from skorch.callbacks import Callback
 from skorch.dataset import Dataset as SkorchDataset
 from skorch.utils import is_dataset
+from tqdm.auto import tqdm
 
 from ._corrector import LabelCorrector
+from ._params import CORRECTION_CONSTRAINTS, validate_correction_params
 
 __all__ = ["PLCCallback"]
 
@@ -36,6 +39,15 @@ ITERATOR_PARAMS = ("iterator_train__sampler", "iterator_train__shuffle")
 AUTO_WARM_UP_MIN_EPOCHS = 3
 AUTO_WARM_UP_PLATEAU = 0.005  # gain in agreement per epoch, over the last two epochs
 AUTO_WARM_UP_MAX_FRACTION = 0.5
+NET_MIN_CORRECTION_RATE = 0.001  # "auto": the authors' value for a pass per epoch
+# How far a recorded row may be from a probability distribution (float32 softmax
+# rows sum to 1 within ~1e-6; logits and log-probabilities miss by far more).
+DISTRIBUTION_TOLERANCE = 1e-3
+CALLBACK_CONSTRAINTS = {
+    **CORRECTION_CONSTRAINTS,
+    "proba_source": [StrOptions(set(PROBA_SOURCES))],
+    "verbose": ["verbose"],
+}
 
 
 def plateau_epoch(
@@ -121,9 +133,42 @@ def _tensor_to_numpy(proba):
 
 
 def _as_int_array(y):
+    """The labels skorch trains on as class indices; explain what cannot be."""
     if isinstance(y, torch.Tensor):
-        return y.detach().cpu().numpy().astype(np.int64)
-    return np.asarray(y).astype(np.int64)
+        y = y.detach().cpu().numpy()
+    y = np.asarray(y)
+    integral = y.dtype.kind in "iub" or (
+        y.dtype.kind == "f" and np.array_equal(y, np.round(y)) and (y >= 0).all()
+    )
+    if not integral:
+        raise TypeError(
+            f"PLCCallback corrects class indices 0..k-1, the labels a skorch "
+            f"classifier trains on, but y has dtype {y.dtype} (e.g. "
+            f"{y.ravel()[:3].tolist()!r}). Encode the labels first with "
+            f"sklearn.preprocessing.LabelEncoder, or use PLCClassifier(net), which "
+            f"encodes them and returns labels_ in your label space."
+        )
+    return y.astype(np.int64)
+
+
+def check_distributions(proba):
+    """Raise unless every row of `proba` is a probability distribution.
+
+    A module that returns logits with skorch's default ``NLLLoss``, or
+    log-probabilities, trains but gives outputs PLC cannot compare as
+    probabilities; corrections made from them would be nonsense.
+    """
+    lowest = float(proba.min())
+    worst_sum = float((proba.sum(dim=1) - 1).abs().max())
+    if lowest < -DISTRIBUTION_TOLERANCE or worst_sum > DISTRIBUTION_TOLERANCE:
+        raise ValueError(
+            f"The net's outputs are not probabilities (smallest value {lowest:.3g}, "
+            f"rows summing to 1 ± {worst_sum:.3g}), so PLC cannot compare label "
+            f"confidences. A module that returns logits needs "
+            f"criterion=torch.nn.CrossEntropyLoss (skorch then applies the softmax); "
+            f"with the default NLLLoss the module must end in a softmax, not a "
+            f"log-softmax."
+        )
 
 
 class PLCCallback(Callback):
@@ -140,8 +185,11 @@ class PLCCallback(Callback):
 
     Parameters
     ----------
-    theta, beta, theta_end, schedule, min_correction_rate
-        As in :class:`~sklearn_plc.PLCClassifier`.
+    theta, beta, theta_end, schedule
+        As in :class:`~sklearn_plc.PLCClassifier`, with the same constraints,
+        checked when the net is initialised (before any epoch is spent).
+    min_correction_rate : float in [0, 1) or "auto", default=0.001
+        As in :class:`~sklearn_plc.PLCClassifier`; ``"auto"`` is 0.001.
     warm_up : int >= 0 or "auto", default="auto"
         Epochs of plain training before the first correction pass. ``"auto"``
         starts correcting once the net's training-pass agreement with the
@@ -162,6 +210,9 @@ class PLCCallback(Callback):
         ``"eval_pass"``: ``net.predict_proba`` on the training samples at the
         end of each epoch that feeds a pass (eval mode, one extra inference
         pass per such epoch).
+    verbose : int, default=0
+        If > 0, a progress bar over epochs with the threshold and the number
+        of corrections.
 
     Attributes
     ----------
@@ -182,21 +233,34 @@ class PLCCallback(Callback):
     agreement_ : list of float
         Per recorded epoch, the fraction of training samples whose predicted
         class was their label at that time.
+    interrupted_ : bool
+        Whether the last training call ended before ``max_epochs`` (skorch's
+        ``EarlyStopping``, or a ``KeyboardInterrupt``). The epoch it ended in
+        still gets its correction pass.
 
     Raises
     ------
     ValueError
-        At the start of training: ``proba_source="training_pass"`` with a
-        user-defined ``iterator_train__sampler``; an invalid ``warm_up`` or
-        ``proba_source``.
+        When the net is initialised: a parameter out of its range (the same
+        messages as ``PLCClassifier``), ``theta_end < theta``. At the start of
+        training: ``proba_source="training_pass"`` with a user-defined
+        ``iterator_train__sampler``. After an epoch: outputs that are not
+        probabilities (a logits module with the default ``NLLLoss``).
+        ``partial_fit`` with a different number of samples.
     TypeError
         When the training data is a torch Dataset that holds its own targets
-        (pass a ``SliceDataset`` and ``y`` instead).
+        (pass a ``SliceDataset`` and ``y`` instead), or the labels are not
+        class indices (e.g. strings: encode them, or use ``PLCClassifier``).
 
     Notes
     -----
     Each epoch's corrections are also logged in ``net.history`` under
     ``plc_threshold``, ``plc_corrected`` and ``plc_changed``.
+
+    ``partial_fit`` (and ``fit`` with ``warm_start=True``) continues the run:
+    the next call trains on the labels as corrected so far, at the threshold
+    reached, and ``corrector_`` keeps the whole history. The window of recorded
+    outputs is freed at the end of each call, so it refills in the next one.
 
     Examples
     --------
@@ -219,6 +283,7 @@ class PLCCallback(Callback):
         warm_up="auto",
         window=5,
         proba_source="training_pass",
+        verbose=0,
     ):
         self.theta = theta
         self.beta = beta
@@ -228,27 +293,33 @@ class PLCCallback(Callback):
         self.warm_up = warm_up
         self.window = window
         self.proba_source = proba_source
+        self.verbose = verbose
 
     def initialize(self):
-        if self.proba_source not in PROBA_SOURCES:
-            raise ValueError(
-                f"proba_source must be one of {PROBA_SOURCES}; got "
-                f"{self.proba_source!r}."
-            )
-        if self.warm_up != "auto" and (
-            not isinstance(self.warm_up, int) or self.warm_up < 0
-        ):
-            raise ValueError(
-                f"warm_up must be a non-negative int or 'auto'; got {self.warm_up!r}."
-            )
+        """Validate the parameters (before any epoch is spent) and reset the run."""
+        validate_correction_params(self, CALLBACK_CONSTRAINTS)
         self.corrector_ = None
         self._sampler = None
+        self._store = None
+        self._progress = None
         return self
 
     # --- set-up and tear-down ---------------------------------------------------
 
     def on_train_begin(self, net, X=None, y=None, **kwargs):
-        self.corrector_ = None
+        # A run continues across partial_fit calls (and fit with warm_start);
+        # skorch's initialize, at every fresh fit, starts a new one.
+        self._epochs_this_call = 0
+        self._epoch_pending = False
+        if self.verbose:
+            done = (
+                0
+                if getattr(self, "corrector_", None) is None
+                else (self.corrector_.n_rounds)
+            )
+            self._progress = tqdm(
+                total=done + net.max_epochs, initial=done, desc="PLC", unit="epoch"
+            )
         if self.proba_source != "training_pass":
             return
         params = vars(net)
@@ -290,6 +361,15 @@ class PLCCallback(Callback):
         params.update(saved)
 
     def on_train_end(self, net, X=None, y=None, **kwargs):
+        if self._epoch_pending:
+            # A callback before this one (EarlyStopping) ended training in the
+            # last epoch's on_epoch_end, before its correction pass ran here.
+            self._end_epoch(net, self._dataset_train)
+        self.interrupted_ = self._epochs_this_call < net.max_epochs
+        if self._progress is not None:
+            self._progress.total = self._progress.n
+            self._progress.close()
+            self._progress = None
         if self._sampler is not None:  # only a training_pass run replaced them
             self._restore_iterator_params(vars(net), self._sampler.replaced_params)
         # Keep the results, not the run's working state: the training Dataset,
@@ -298,23 +378,45 @@ class PLCCallback(Callback):
             recorded = self.corrector_.recorded
             self.recorded_device_ = str(recorded[-1].device) if recorded else None
             self.corrector_.release_recorded()
-        self._store = self._sampler = self._epoch_proba = None
+        self._store = self._sampler = self._epoch_proba = self._dataset_train = None
 
-    def _start(self, net, dataset_train):
+    def _attach(self, dataset_train):
+        """Train this call on our own copy of the labels; return it as ints.
+
+        skorch's Dataset holds a reference to the caller's y, which must not
+        change, so the labels PLC edits are a copy.
+        """
         store, positions = _training_label_store(dataset_train)
-        # Work on our own copy: skorch's Dataset holds a reference to the
-        # caller's y, which must not change.
         y = store.y
         store.y = y.clone() if isinstance(y, torch.Tensor) else np.array(y, copy=True)
         self._store = store
         self.training_positions_ = positions
+        return _as_int_array(store.y)[positions]
+
+    def _continue(self, dataset_train):
+        """A further training call (partial_fit): carry the corrected labels on."""
+        given = self._attach(dataset_train)
+        expected = self.corrector_.labels.shape[0]
+        if given.shape[0] != expected:
+            raise ValueError(
+                f"partial_fit continues correcting the labels of the same "
+                f"{expected} training samples, but got {given.shape[0]}. Call fit "
+                f"to start a new run on new data."
+            )
+        self._write_labels()
+
+    def _start(self, net, dataset_train):
         self.corrector_ = LabelCorrector(
-            _as_int_array(store.y)[positions],
+            self._attach(dataset_train),
             theta=self.theta,
             beta=self.beta,
             theta_end=self.theta_end,
             schedule=self.schedule,
-            min_correction_rate=self.min_correction_rate,
+            min_correction_rate=(
+                NET_MIN_CORRECTION_RATE
+                if self.min_correction_rate == "auto"
+                else self.min_correction_rate
+            ),
             # with "auto", the callback ends the warm-up (see on_epoch_end)
             warm_up=None if self.warm_up == "auto" else self.warm_up,
             window=self.window,
@@ -337,6 +439,11 @@ class PLCCallback(Callback):
     def on_epoch_begin(self, net, dataset_train=None, dataset_valid=None, **kwargs):
         if self.corrector_ is None:
             self._start(net, dataset_train)
+        elif self._store is None:
+            self._continue(dataset_train)
+        self._epochs_this_call += 1
+        self._epoch_pending = True
+        self._dataset_train = dataset_train
         if self._sampler is not None:
             self._sampler.n_samples = len(dataset_train)
         self._cursor = 0
@@ -362,6 +469,11 @@ class PLCCallback(Callback):
         self._epoch_proba[batch_positions.to(proba.device)] = proba
 
     def on_epoch_end(self, net, dataset_train=None, dataset_valid=None, **kwargs):
+        self._end_epoch(net, dataset_train)
+
+    def _end_epoch(self, net, dataset_train):
+        """Record the epoch's outputs, run its correction pass, log it."""
+        self._epoch_pending = False
         corrector = self.corrector_
         latest = None
         if self.proba_source == "eval_pass" and self._records_this_epoch():
@@ -369,6 +481,7 @@ class PLCCallback(Callback):
         elif self._recording and self._epoch_proba is not None:
             latest = self._epoch_proba.clone()
         if latest is not None:
+            check_distributions(latest)
             corrector.add_proba(latest)
             labels = torch.as_tensor(corrector.labels, device=latest.device)
             self.agreement_.append(
@@ -391,6 +504,13 @@ class PLCCallback(Callback):
         net.history.record("plc_threshold", last["threshold"])
         net.history.record("plc_corrected", last["n_corrected"])
         net.history.record("plc_changed", last["n_changed"])
+        if self._progress is not None:
+            self._progress.set_postfix(
+                theta=f"{last['threshold']:.3g}",
+                corrected=last["n_corrected"],
+                changed=last["n_changed"],
+            )
+            self._progress.update()
 
     def _write_labels(self):
         labels = self.corrector_.labels
@@ -400,6 +520,91 @@ class PLCCallback(Callback):
             )
         else:
             self._store.y[self.training_positions_] = labels
+
+
+def check_supported_net(net, n_classes):
+    """Reject nets whose training labels PLC cannot correct."""
+    from skorch import NeuralNetBinaryClassifier, NeuralNetClassifier
+
+    if isinstance(net, NeuralNetBinaryClassifier):
+        if n_classes != 2:
+            raise ValueError(
+                f"NeuralNetBinaryClassifier learns two classes, but y has "
+                f"{n_classes}. Use skorch.NeuralNetClassifier with one output per "
+                f"class."
+            )
+    elif not isinstance(net, NeuralNetClassifier):
+        raise TypeError(
+            f"PLC corrects class labels, so it supports skorch's "
+            f"NeuralNetClassifier and NeuralNetBinaryClassifier (and their "
+            f"subclasses); got {type(net).__name__}."
+        )
+    for _, callback in _named_callbacks(net):
+        if isinstance(callback, PLCCallback):
+            raise ValueError(
+                "The net already has a PLCCallback, and PLCClassifier adds its own: "
+                "two would correct the same labels with outputs of different "
+                "shapes. Remove the PLCCallback from the net's callbacks, or fit "
+                "the net with its callback directly, without PLCClassifier."
+            )
+
+
+def _named_callbacks(net):
+    """``(name, callback)`` of the net's own callbacks, named as skorch names them."""
+    callbacks = net.callbacks if isinstance(net.callbacks, list) else []
+    for entry in callbacks:
+        if isinstance(entry, tuple):
+            yield entry
+        elif isinstance(entry, type):
+            yield entry.__name__, entry
+        else:
+            yield type(entry).__name__, entry
+
+
+def with_callback(net, callback):
+    """A copy of `net` that also runs PLC's `callback`, and the callback's name.
+
+    The name is ``"plc"`` unless the net already has a callback by that name.
+    With ``callbacks="disable"`` the copy runs PLC's callback alone, as the net
+    ran none of its own. The copy is built from the net's parameters, so it is
+    unfitted, as a clone is.
+    """
+    existing = net.callbacks if isinstance(net.callbacks, list) else []
+    taken = {name for name, _ in _named_callbacks(net)}
+    name, suffix = "plc", 1
+    while name in taken:
+        name, suffix = f"plc_{suffix}", suffix + 1
+    params = net.get_params(deep=False)
+    params["callbacks"] = [*existing, (name, callback)]
+    if net.callbacks == "disable":
+        defaults = [default for default, _ in net.get_default_callbacks()]
+        params.update({f"callbacks__{default}": None for default in defaults})
+    return type(net)(**params), name
+
+
+def label_dtype(net):
+    """The dtype of the labels `net` trains on: float for a binary net."""
+    from skorch import NeuralNetBinaryClassifier
+
+    return np.float32 if isinstance(net, NeuralNetBinaryClassifier) else np.int64
+
+
+class float64_hint:
+    """Add the fix to torch's dtype error when X is float64 (a NumPy default)."""
+
+    def __init__(self, X):
+        self.float64 = getattr(X, "dtype", None) == np.float64
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        if self.float64 and isinstance(error, RuntimeError) and "Double" in str(error):
+            raise RuntimeError(
+                f"{error}. X is float64, and the net's parameters are float32: pass "
+                f"X.astype('float32')."
+            ) from error
+        return False
 
 
 def check_supported_input(X):

@@ -177,7 +177,7 @@ def test_folds_that_cannot_be_stratified_name_a_cv_that_can():
 
 def test_one_sample_per_class_suggests_in_sample_confidence():
     X = np.arange(6.0).reshape(3, 2)
-    with pytest.raises(ValueError, match="single sample.*confidence='in_sample'"):
+    with pytest.raises(ValueError, match=r"single sample.*confidence='in_sample'"):
         PLCClassifier(cv=5).fit(X, [0, 1, 2])
 
 
@@ -198,3 +198,11 @@ def test_grid_search_over_the_default_estimators_parameters(noisy_blobs):
 def test_empty_data_is_named_as_empty():
     with pytest.raises(ValueError, match="X is empty"):
         PLCClassifier().fit(np.zeros((0, 3)), [])
+
+
+def test_the_progress_bar_closes_at_the_rounds_run(noisy_blobs, capsys):
+    plc = PLCClassifier(min_memorisation=0, max_iter=50, verbose=1, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.n_iter_ < 50
+    last = capsys.readouterr().err.strip().split("\r")[-1]
+    assert f"{plc.n_iter_}/{plc.n_iter_}" in last
