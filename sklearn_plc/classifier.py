@@ -592,7 +592,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"The estimator {estimator!r} has no predict_proba; PLC compares "
                 "class probabilities to decide which labels to correct. Use a "
-                "classifier with predict_proba (e.g. SVC(probability=True)), or "
+                "classifier with predict_proba, or "
                 "wrap it in sklearn.calibration.CalibratedClassifierCV."
             )
         if confidence in NET_CONFIDENCES and not _is_skorch_net(estimator):
@@ -1068,6 +1068,21 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             return X  # images, dicts, SliceDatasets: the net validates its input
         return self._validate_X(X, reset=False)
 
+    def _delegate(self, method, X):
+        """Call the fitted model's `method` on X, validated by `_validate_for_predict`.
+
+        Where PLC itself checked X's feature names (and warned about them), the
+        model's own warning about the same names is not repeated.
+        """
+        with warnings.catch_warnings():
+            if hasattr(self, "n_features_in_"):
+                warnings.filterwarnings(
+                    "ignore",
+                    message="X (does not have valid|has) feature names",
+                    category=UserWarning,
+                )
+            return getattr(self.estimator_, method)(X)
+
     def predict(self, X):
         """Predict classes with the model trained on the corrected labels.
 
@@ -1082,7 +1097,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             Predicted classes, in the label space of ``classes_``.
         """
         X = self._validate_for_predict(X)
-        encoded = np.asarray(self.estimator_.predict(X)).astype(np.intp, copy=False)
+        encoded = np.asarray(self._delegate("predict", X)).astype(np.intp, copy=False)
         return self.classes_.take(encoded)
 
     @available_if(_estimator_has("predict_proba"))
@@ -1100,7 +1115,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             Probabilities.
         """
         X = self._validate_for_predict(X)
-        proba = self.estimator_.predict_proba(X)
+        proba = self._delegate("predict_proba", X)
         return class_columns(proba, self.estimator_.classes_, self.classes_.shape[0])
 
     @available_if(_estimator_has("predict_log_proba"))
@@ -1118,7 +1133,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             Log-probabilities.
         """
         X = self._validate_for_predict(X)
-        return self.estimator_.predict_log_proba(X)
+        return self._delegate("predict_log_proba", X)
 
     @available_if(_estimator_has("decision_function"))
     def decision_function(self, X):
@@ -1136,7 +1151,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             those of ``classes_`` (correction never empties a class).
         """
         X = self._validate_for_predict(X)
-        return self.estimator_.decision_function(X)
+        return self._delegate("decision_function", X)
 
     def get_metadata_routing(self):
         """Get the metadata routing of this object.

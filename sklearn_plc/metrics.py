@@ -43,7 +43,8 @@ def label_recovery_report(y_clean, y_noisy, y_corrected):
     Raises
     ------
     ValueError
-        If the three arrays differ in length.
+        If the three arrays differ in length, or `y_noisy` or `y_corrected`
+        shares no label with `y_clean` (e.g. integers against strings).
 
     Examples
     --------
@@ -57,6 +58,14 @@ def label_recovery_report(y_clean, y_noisy, y_corrected):
         column_or_1d(np.asarray(y)) for y in (y_clean, y_noisy, y_corrected)
     )
     check_consistent_length(y_clean, y_noisy, y_corrected)
+    for name, labels in (("y_noisy", y_noisy), ("y_corrected", y_corrected)):
+        if labels.size and not np.isin(labels, y_clean).any():
+            raise ValueError(
+                f"{name} shares no label with y_clean (e.g. {labels[:3].tolist()!r} "
+                f"vs {y_clean[:3].tolist()!r}), so every label would count as wrong. "
+                f"Pass all three in the same label space (e.g. plc.labels_, whose "
+                f"labels are those of the y given to fit)."
+            )
     n_samples = y_clean.shape[0]
     right_before = y_noisy == y_clean
     right_after = y_corrected == y_clean

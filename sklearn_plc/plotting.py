@@ -1,6 +1,7 @@
 """Plots of what PLC did (needs matplotlib: ``pip install sklearn-plc[plot]``)."""
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 __all__ = ["plot_correction_history", "plot_corrections_2d", "purity_per_round"]
 
@@ -47,6 +48,7 @@ def purity_per_round(plc, y_noisy, y_clean):
     >>> bool(purity_per_round(plc, y_noisy, y)[-1] == np.mean(plc.labels_ == y))
     True
     """
+    check_is_fitted(plc, "history_")
     labels = np.array(y_noisy, copy=True)
     y_clean = np.asarray(y_clean)
     if labels.shape != plc.labels_.shape or y_clean.shape != labels.shape:
@@ -98,6 +100,7 @@ def plot_correction_history(plc, *, y_noisy=None, y_clean=None, ax=None):
     >>> X, y = make_classification(n_samples=200, random_state=0)
     >>> ax = plot_correction_history(PLCClassifier(random_state=0).fit(X, y))
     """
+    check_is_fitted(plc, "history_")
     if (y_noisy is None) != (y_clean is None):
         raise ValueError("Pass both y_noisy and y_clean to show purity, or neither.")
     ax = _axes(ax)

@@ -6,11 +6,14 @@ nested parameters of the default estimator, empty data.
 """
 
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 import sklearn
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.compose import make_column_transformer
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -206,3 +209,104 @@ def test_the_progress_bar_closes_at_the_rounds_run(noisy_blobs, capsys):
     assert plc.n_iter_ < 50
     last = capsys.readouterr().err.strip().split("\r")[-1]
     assert f"{plc.n_iter_}/{plc.n_iter_}" in last
+
+
+# --- other entry points ------------------------------------------------------------
+
+
+def test_a_transition_matrix_for_classes_y_lacks_names_the_classes_found():
+    from sklearn_plc.noise import TransitionMatrixNoise
+
+    noise = TransitionMatrixNoise(np.full((3, 3), 1 / 3), random_state=0)
+    with pytest.raises(ValueError, match=r"found in y, \[0, 1\].*classes=") as error:
+        noise.fit_resample(np.zeros((4, 1)), [0, 1, 0, 1])
+    assert "pass classes=" not in str(error.value)
+
+
+def test_an_estimator_without_predict_proba_is_pointed_to_calibration(noisy_blobs):
+    from sklearn.svm import SVC
+
+    with pytest.raises(ValueError, match="CalibratedClassifierCV") as error:
+        PLCClassifier(SVC()).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert "probability=True" not in str(error.value)
+
+
+def test_plotting_an_unfitted_model_raises_not_fitted():
+    pytest.importorskip("matplotlib")
+    from sklearn.exceptions import NotFittedError
+
+    from sklearn_plc.plotting import plot_correction_history
+
+    with pytest.raises(NotFittedError):
+        plot_correction_history(PLCClassifier())
+
+
+def test_recovery_report_of_labels_from_another_label_space_is_rejected():
+    from sklearn_plc.metrics import label_recovery_report
+
+    with pytest.raises(ValueError, match="y_corrected shares no label with y_clean"):
+        label_recovery_report([0, 1, 1], [0, 1, 0], ["a", "b", "b"])
+
+
+def test_feature_names_of_a_frame_are_warned_about_once(noisy_blobs):
+    frame = pd.DataFrame(noisy_blobs.X, columns=["left", "right"])
+    plc = PLCClassifier(random_state=0).fit(frame, noisy_blobs.y_noisy)
+    with pytest.warns(UserWarning, match="feature names") as record:
+        plc.predict(noisy_blobs.X)
+    assert len([w for w in record if "feature names" in str(w.message)]) == 1
+
+
+# --- any input: a fit, or an error that names what is wrong -----------------------
+
+LABEL_KINDS = {
+    "int": lambda codes: codes,
+    "str": lambda codes: np.array(["ant", "bee", "cat", "dog"])[codes],
+    "float": lambda codes: codes.astype(float) / 2,
+    "bool": lambda codes: codes.astype(bool),
+}
+# What an error may name: the inputs, or a parameter this test varies.
+NAMES = ("X", "y", "theta", "theta_end", "window", "cv", "class", "sample")
+
+
+@st.composite
+def fit_inputs(draw):
+    n_samples = draw(st.integers(0, 30))
+    n_features = draw(st.integers(1, 3))
+    dtype = draw(st.sampled_from([np.float64, np.float32, np.int64, object]))
+    rng = np.random.RandomState(draw(st.integers(0, 2**16)))
+    X = rng.normal(size=(n_samples, n_features)).astype(dtype)
+    for value in draw(st.lists(st.sampled_from([np.nan, np.inf]), max_size=2)):
+        if n_samples and dtype in (np.float64, np.float32, object):
+            X[rng.randint(n_samples), rng.randint(n_features)] = value
+    n_classes = draw(st.integers(1, 4))
+    kind = draw(st.sampled_from(sorted(LABEL_KINDS)))
+    y = LABEL_KINDS[kind](rng.randint(n_classes, size=n_samples))
+    if draw(st.booleans()) and n_samples and kind == "float":
+        y[0] = np.nan
+    params = dict(
+        theta=draw(st.floats(-0.5, 1.5)),
+        theta_end=draw(st.floats(0.0, 1.2)),
+        window=draw(st.integers(-1, 4)),
+        cv=draw(st.integers(1, 6)),
+        confidence=draw(st.sampled_from(["cv", "in_sample"])),
+        max_iter=3,
+        random_state=0,
+    )
+    return X, y, params
+
+
+@settings(max_examples=60, deadline=None)
+@given(fit_inputs())
+def test_any_input_fits_or_raises_an_error_naming_the_fault(inputs):
+    X, y, params = inputs
+    X_before, y_before = X.copy(), y.copy()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            PLCClassifier(LogisticRegression(max_iter=200), **params).fit(X, y)
+    except (ValueError, TypeError) as error:
+        message = str(error)
+        assert any(name in message for name in NAMES), message
+    # repr compares NaN with NaN, and object arrays value by value
+    assert repr(X.tolist()) == repr(X_before.tolist()) and X.dtype == X_before.dtype
+    assert repr(y.tolist()) == repr(y_before.tolist()) and y.dtype == y_before.dtype

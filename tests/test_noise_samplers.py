@@ -1,5 +1,7 @@
 """The noise estimators (sklearn_plc/noise/_samplers.py) and the posterior."""
 
+import warnings
+
 import numpy as np
 import pytest
 from imblearn.pipeline import make_pipeline as make_imblearn_pipeline
@@ -218,3 +220,49 @@ def test_hybrid_noise_applies_its_pmd_parts_scaling(posterior):
     np.testing.assert_array_equal(
         hybrid.pmd_.flip_probability_, alone.flip_probability_
     )
+
+
+# --- scikit-learn's checks that apply to a resampler -------------------------------
+
+# The noise steps follow imblearn's fit_resample convention and have no fit, so of
+# scikit-learn's checks only those of the estimator API apply (parameters, clone,
+# repr, tags); every check that fits is out of scope. imblearn's own sampler checks
+# do not run against scikit-learn >= 1.7 (they read a removed input tag).
+API_CHECKS = {
+    "check_do_not_raise_errors_in_init_or_set_params",
+    "check_estimator_cloneable",
+    "check_estimator_repr",
+    "check_estimator_tags_renamed",
+    "check_get_params_invariance",
+    "check_mixin_order",
+    "check_no_attributes_set_in_init",
+    "check_parameters_default_constructible",
+    "check_set_params",
+    "check_valid_tag_types",
+}
+
+
+@pytest.mark.parametrize(
+    "sampler",
+    [
+        UniformNoise(0.2, random_state=0),
+        AsymmetricNoise(0.2, random_state=0),
+        TransitionMatrixNoise(uniform_transition_matrix(2, 0.2), random_state=0),
+        PMDNoise("I", 0.2, random_state=0),
+        HybridNoise(PMDNoise("I", 0.2), UniformNoise(0.1)),
+    ],
+    ids=type,
+)
+def test_samplers_pass_scikit_learns_api_checks(sampler):
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(sampler, on_fail=None)
+    ran = {
+        result["check_name"]: result["status"]
+        for result in results
+        if result["check_name"] in API_CHECKS
+    }
+    assert set(ran) == API_CHECKS
+    assert set(ran.values()) == {"passed"}, ran

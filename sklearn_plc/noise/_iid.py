@@ -102,7 +102,11 @@ def asymmetric_transition_matrix(classes, noise_level, mapping="next"):
     return matrix
 
 
-def _check_transition_matrix(transition_matrix, n_classes=None):
+def _check_transition_matrix(
+    transition_matrix,
+    n_classes=None,
+    fix="pass classes= to fix their order and include classes y lacks",
+):
     matrix = np.asarray(transition_matrix, dtype=np.float64)
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
         raise ValueError(
@@ -112,8 +116,7 @@ def _check_transition_matrix(transition_matrix, n_classes=None):
     if n_classes is not None and matrix.shape[0] != n_classes:
         raise ValueError(
             f"transition_matrix is {matrix.shape[0]} x {matrix.shape[0]} but there "
-            f"are {n_classes} classes; give one row and column per class (pass "
-            f"classes= to fix their order)."
+            f"are {n_classes} classes; give one row and column per class ({fix})."
         )
     if not np.isfinite(matrix).all() or (matrix < 0).any():
         raise ValueError("transition_matrix entries must be finite and >= 0.")

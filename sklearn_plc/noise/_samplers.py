@@ -226,7 +226,15 @@ class TransitionMatrixNoise(_IIDNoise):
         self.random_state = random_state
 
     def _matrix(self, classes):
-        return _check_transition_matrix(self.transition_matrix, classes.shape[0])
+        return _check_transition_matrix(
+            self.transition_matrix,
+            classes.shape[0],
+            fix=(
+                f"the classes are those found in y, {classes.tolist()!r}, in sorted "
+                f"order: y must hold every class of the matrix, or use "
+                f"flip_labels_with_matrix(y, matrix, classes=...)"
+            ),
+        )
 
 
 class PMDNoise(_LabelNoise):
