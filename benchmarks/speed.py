@@ -5,7 +5,10 @@
 - ``confidence="cv"`` with ``n_jobs=2`` vs ``n_jobs=1``, one fold fit ≥ 1 s;
 - PLC around a skorch 1-D CNN vs the plain net, same epochs (mnist1d), and the
   memory held by the recorded outputs;
-- corrupting 10⁶ labels with k = 100 classes, for each kind of noise.
+- corrupting 10⁶ labels with k = 100 classes, for each kind of noise;
+- with ``distributed`` installed: a serial fit vs the same fit on a two-process
+  Dask LocalCluster (one fold fit ≥ 1 s), the overhead per round of the cluster on
+  trivially cheap fits, and the bytes scattered to the workers per fit.
 """
 
 import time
@@ -208,10 +211,117 @@ def noise_speed(n_samples=1_000_000, n_classes=100, repeats=3):
     ]
 
 
+@contextmanager
+def _counting_scatter(distributed):
+    """Record the bytes of every ``Client.scatter`` (× workers when broadcast)."""
+    from dask.sizeof import sizeof
+
+    sent = []
+    scatter = distributed.Client.scatter
+
+    def counting(self, data, *args, **kwargs):
+        copies = len(self.scheduler_info()["workers"]) if kwargs.get("broadcast") else 1
+        sent.append(sizeof(data) * copies)
+        return scatter(self, data, *args, **kwargs)
+
+    distributed.Client.scatter = counting
+    try:
+        yield sent
+    finally:
+        distributed.Client.scatter = scatter
+
+
+def dask_cluster(n_samples=20_000, cv=4, max_iter=3, cheap_rounds=10):
+    """A fit on a two-process Dask LocalCluster (loopback) against a serial fit.
+
+    Three figures: the wall-time ratio serial / cluster for a fit whose fold
+    fits take about a second (the n_jobs benchmark's forest); the cluster's
+    overhead per round on trivially cheap fits (a logistic regression on 200
+    samples, ``cheap_rounds`` rounds), as seconds per round over the serial
+    fit; the bytes scattered per fit of the first, against the size of X.
+    """
+    import distributed
+    from joblib import parallel_config
+
+    X, y = _noisy_problem(n_samples, 20, 3, noise=0.2, seed=1)
+    forest = RandomForestClassifier(n_estimators=40, n_jobs=1, random_state=0)
+    X_cheap, y_cheap = _noisy_problem(200, 5, 2, noise=0.2, seed=2)
+
+    def plc(estimator, rounds, **params):
+        return PLCClassifier(
+            estimator,
+            cv=cv,
+            max_iter=rounds,
+            min_correction_rate=0.0,
+            min_memorisation=0.0,
+            random_state=0,
+            **params,
+        )
+
+    cheap = LogisticRegression()
+    serial_s = _best_time(lambda: plc(forest, max_iter).fit(X, y), 1)
+
+    def fit_cheap():
+        plc(cheap, cheap_rounds).fit(X_cheap, y_cheap)
+
+    cheap_serial_s = _best_time(fit_cheap, 1)
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster),
+        parallel_config(backend="dask"),
+    ):
+        plc(cheap, 1).fit(X_cheap, y_cheap)  # warm the workers up
+        with _counting_scatter(distributed) as sent:
+            cluster_s = _best_time(lambda: plc(forest, max_iter).fit(X, y), 1)
+        cheap_cluster_s = _best_time(fit_cheap, 1)
+    per_round_s = (cheap_cluster_s - cheap_serial_s) / cheap_rounds
+    return [
+        {
+            "name": f"Dask LocalCluster (2 processes) vs serial, cv={cv}, "
+            f"{max_iter} rounds (serial / cluster)",
+            "numerator_s": serial_s,
+            "denominator_s": cluster_s,
+            "ratio": serial_s / cluster_s,
+            "target": "> 1",
+            "met": serial_s / cluster_s > 1,
+        },
+        {
+            "name": f"Dask overhead per round on cheap fits (seconds; {cheap_rounds} "
+            f"rounds of cv={cv} on 200 samples)",
+            "numerator_s": cheap_cluster_s,
+            "denominator_s": cheap_serial_s,
+            "ratio": per_round_s,
+            "target": "reported",
+            "met": True,
+        },
+        {
+            "name": "bytes scattered per Dask fit / bytes of X "
+            f"({X.nbytes / 2**20:.1f} MiB, 2 workers)",
+            "numerator_s": float(sum(sent)),
+            "denominator_s": float(X.nbytes),
+            "ratio": sum(sent) / X.nbytes,
+            "target": "< 3 (one X per worker, plus indices and labels)",
+            "met": sum(sent) / X.nbytes < 3,
+        },
+    ]
+
+
 def run_speed(include_nets=True):
     """Run every speed benchmark; return their result dicts."""
     results = [correction_pass_vs_argmax(), bookkeeping_share(), n_jobs_speedup()]
     results += noise_speed()
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        results += dask_cluster()
     if include_nets:
         results.append(net_overhead())
     return results

@@ -39,6 +39,7 @@ from tqdm.auto import tqdm
 
 from ._corrector import LabelCorrector
 from ._out_of_fold import class_columns, out_of_fold_proba
+from ._parallel import data_sent_once
 from ._params import CORRECTION_CONSTRAINTS, check_threshold_range
 from .correction import (
     EVIDENCE_STANDARD_ERRORS,
@@ -332,7 +333,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     n_jobs : int, default=None
         Parallel jobs for the folds of ``confidence="cv"``. ``None`` means 1
-        unless in a :obj:`joblib.parallel_backend` context.
+        unless in a :func:`joblib.parallel_config` context, which may also
+        send the folds to a cluster (``backend="dask"`` with a
+        ``dask.distributed.Client``, or Ray's joblib backend): see the
+        "Scaling out" page. On Dask, X is sent to each worker once per fit.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the fold shuffling and every ``random_state`` of the estimator
@@ -805,15 +809,17 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
         self._check_early_stopping(confidence)
         self.memorisation_ = None
-        corrector, model, model_labels, stopped = self._correct(
-            estimator,
-            X,
-            encoded,
-            classes.shape[0],
-            splits,
-            fit_params,
-            continuing,
-        )
+        fold_indices = [part for fold in splits or () for part in fold]
+        with data_sent_once(X, *fold_indices):
+            corrector, model, model_labels, stopped = self._correct(
+                estimator,
+                X,
+                encoded,
+                classes.shape[0],
+                splits,
+                fit_params,
+                continuing,
+            )
         self.termination_condition_ = stopped
         if stopped == "max_iter":
             warnings.warn(

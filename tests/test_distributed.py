@@ -1,0 +1,73 @@
+"""PLC's fits on a Dask cluster through joblib: same labels as a serial fit.
+
+The cluster binds to loopback only and is shut down by its context managers.
+"""
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from joblib import parallel_config  # noqa: E402
+from sklearn.datasets import make_classification  # noqa: E402
+from sklearn.ensemble import RandomForestClassifier  # noqa: E402
+
+from sklearn_plc import PLCClassifier  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+@pytest.fixture(scope="module")
+def noisy_data():
+    X, y = make_classification(400, 8, n_informative=5, n_classes=3, random_state=0)
+    y_noisy = y.copy()
+    y_noisy[::4] = (y_noisy[::4] + 1) % 3
+    return X, y_noisy
+
+
+def forest_plc():
+    return PLCClassifier(RandomForestClassifier(20, random_state=0), random_state=0)
+
+
+def test_a_dask_cluster_gives_the_labels_of_a_serial_fit(client, noisy_data):
+    X, y = noisy_data
+    serial = forest_plc().fit(X, y)
+    with parallel_config(backend="dask"):
+        on_cluster = forest_plc().fit(X, y)
+    assert on_cluster.n_iter_ == serial.n_iter_ > 1
+    assert np.array_equal(on_cluster.labels_, serial.labels_)
+
+
+def test_the_training_data_is_scattered_once_per_fit(client, noisy_data, monkeypatch):
+    X, y = noisy_data
+    scattered = []
+    scatter = distributed.Client.scatter
+
+    def recording_scatter(self, data, *args, **kwargs):
+        scattered.append(data)
+        return scatter(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(distributed.Client, "scatter", recording_scatter)
+    with parallel_config(backend="dask"):
+        plc = forest_plc().fit(X, y)
+    sent_X = [
+        item
+        for data in scattered
+        for item in (data if isinstance(data, list) else [data])
+        if item is X
+    ]
+    assert plc.n_iter_ > 1
+    assert len(sent_X) == 1
