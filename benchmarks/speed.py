@@ -312,6 +312,122 @@ def dask_cluster(n_samples=20_000, cv=4, max_iter=3, cheap_rounds=10):
     ]
 
 
+MEMORY_N, MEMORY_K, MEMORY_WINDOW = 1_000_000, 100, 5
+
+
+def _memory_bound_bytes(n_samples, n_classes, window):
+    """The target: 1.5 × window × n × k float32 values."""
+    return 1.5 * window * n_samples * n_classes * 4
+
+
+def _sklearn_path_peak(n_samples, n_classes, window, rounds):
+    """PLC's own peak (tracemalloc) over `rounds` rounds of float64 probabilities.
+
+    Each round hands PLC a new float64 array, as a refit model's
+    ``predict_proba`` does, and drops its own reference afterwards. The peak
+    traced, less that one array (the model's output), is what PLC keeps and
+    allocates: its window, the average, the pass.
+    """
+    import tracemalloc
+
+    from sklearn_plc._corrector import LabelCorrector
+
+    rng = np.random.default_rng(0)
+    model_output = rng.dirichlet(np.full(n_classes, 0.3), size=n_samples)
+    labels = rng.integers(n_classes, size=n_samples)
+    corrector = LabelCorrector(
+        labels,
+        theta=0.3,
+        beta=0.1,
+        theta_end=0.9,
+        schedule="additive",
+        min_correction_rate=0.0,
+        warm_up=0,
+        window=window,
+    )
+    tracemalloc.start()
+    for _ in range(rounds):
+        proba = model_output.copy()  # a new model's predict_proba
+        corrector.add_proba(proba)
+        corrector.run_round()
+        del proba
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak - model_output.nbytes
+
+
+def _net_path_peak(n_samples, n_classes, window, epochs):
+    """Peak RSS growth of a PLC skorch fit whose net is almost free.
+
+    A linear layer from one input to ``n_classes`` outputs, batches of 10,000:
+    the net's own memory is a few MiB, so the growth of the process's peak RSS
+    over a warmed-up baseline is PLC's: the epoch's recording buffer, the
+    window, the average. An upper bound (the allocator may keep freed pages).
+    """
+    import resource
+
+    import torch
+    from skorch import NeuralNetClassifier
+
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n_samples, 1)).astype(np.float32)
+    y = rng.integers(n_classes, size=n_samples)
+
+    def fit(n):
+        net = NeuralNetClassifier(
+            torch.nn.Linear,
+            module__in_features=1,
+            module__out_features=n_classes,
+            criterion=torch.nn.CrossEntropyLoss,
+            batch_size=10_000,
+            max_epochs=epochs,
+            train_split=None,
+            iterator_train__shuffle=True,
+            verbose=0,
+        )
+        PLCClassifier(net, warm_up=1, window=window, random_state=0).fit(X[:n], y[:n])
+
+    fit(20_000)  # load and warm everything up
+    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    fit(n_samples)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - baseline
+
+
+def memory_bound(n_samples=MEMORY_N, n_classes=MEMORY_K, window=MEMORY_WINDOW):
+    """PLC's own peak memory at n × k with a window, against 1.5 × window × n × k × 4.
+
+    Each path is measured in a fresh process, so one does not inherit the
+    other's peak.
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    bound = _memory_bound_bytes(n_samples, n_classes, window)
+    context = multiprocessing.get_context("spawn")
+    results = []
+    paths = {
+        "scikit-learn path (tracemalloc)": (_sklearn_path_peak, window + 3),
+        "skorch path, CPU (peak RSS growth)": (_net_path_peak, window + 3),
+    }
+    for name, (measure, rounds) in paths.items():
+        with ProcessPoolExecutor(1, mp_context=context) as pool:
+            peak = pool.submit(measure, n_samples, n_classes, window, rounds).result()
+        results.append(
+            {
+                "name": f"PLC's peak memory / (window × n × k × 4 B), {name}, "
+                f"n={n_samples:.0e}, k={n_classes}, window {window} "
+                f"({peak / 2**30:.2f} GiB)",
+                "numerator_s": peak / 2**30,
+                "denominator_s": bound / 1.5 / 2**30,
+                "ratio": peak / (bound / 1.5),
+                "target": "<= 1.5",
+                "met": peak <= bound,
+            }
+        )
+    return results
+
+
 def run_speed(include_nets=True):
     """Run every speed benchmark; return their result dicts."""
     results = [correction_pass_vs_argmax(), bookkeeping_share(), n_jobs_speedup()]
@@ -324,6 +440,7 @@ def run_speed(include_nets=True):
         results += dask_cluster()
     if include_nets:
         results.append(net_overhead())
+    results += memory_bound()
     return results
 
 

@@ -29,6 +29,8 @@ class LabelCorrector:
         The given (noisy) labels as class indices. Copied, never modified.
     theta, beta, theta_end, schedule, min_correction_rate, window
         As in :class:`~sklearn_plc.PLCClassifier`.
+    min_confidence : float in [0, 1], default=0.0
+        As in :class:`~sklearn_plc.PLCClassifier`; 0 is the paper's rule.
     warm_up : int >= 0 or None
         Rounds before the first correction pass; None to warm up until
         :meth:`end_warm_up` is called (a warm-up chosen from the data).
@@ -38,9 +40,18 @@ class LabelCorrector:
         set of labels. None turns the selection off: the last labels are kept.
     to_numpy : callable, default=numpy.asarray
         Turns the averaged probabilities into a NumPy array for the pass. The
-        recorded probabilities may be any array type supporting ``+`` and ``/``
-        (e.g. torch tensors on a GPU): they are averaged where they live and
-        only the average is converted, once per pass.
+        recorded probabilities may be any array type supporting in-place
+        ``+=``, ``/=`` and ``[...] =`` (e.g. torch tensors on a GPU): they are
+        averaged where they live and only the average is converted, once per
+        pass.
+
+    Notes
+    -----
+    Memory: NumPy probabilities are stored as float32 (scikit-learn models
+    return float64; the pass compares ratios, for which float32's 7 digits are
+    ample), and the average is computed in place in one reused buffer. PLC's
+    own peak is then about ``(window + 1) × n_samples × n_classes × 4`` bytes,
+    plus what the caller holds (``python -m benchmarks speed`` measures it).
 
     Attributes
     ----------
@@ -83,9 +94,11 @@ class LabelCorrector:
         min_correction_rate,
         warm_up,
         window,
+        min_confidence=0.0,
         n_iter_no_change=None,
         to_numpy=np.asarray,
     ):
+        self.min_confidence = min_confidence
         self.to_numpy = to_numpy
         self.n_iter_no_change = n_iter_no_change
         self._best = None  # the best judged labels: round, labels, agreement
@@ -106,6 +119,7 @@ class LabelCorrector:
         self._changes = []
         self.converged = False
         self._window = deque(maxlen=window)
+        self._mean = None  # reused buffer for the window average
 
     def _keep_every_class(self, new_labels, changed):
         """Undo, in place, the corrections that would empty a class.
@@ -164,6 +178,7 @@ class LabelCorrector:
     def release_recorded(self):
         """Drop the recorded probabilities (e.g. to free GPU memory after a run)."""
         self._window.clear()
+        self._mean = None
 
     def add_proba(self, proba, *, held_out=False):
         """Record the probabilities of a new model (one fit or one epoch).
@@ -180,9 +195,13 @@ class LabelCorrector:
             trained on) are kept if they beat the best so far (see
             :func:`~sklearn_plc.correction.agreement_gain`).
         """
-        self._window.append(proba)
         if held_out:
             self._judge(np.asarray(self.to_numpy(proba)))
+        if len(self._window) == self._window.maxlen:
+            self._window.popleft()  # free the oldest before the new one is kept
+        if isinstance(proba, np.ndarray):
+            proba = proba.astype(np.float32, copy=False)
+        self._window.append(proba)
 
     def _judge(self, proba):
         agrees = proba.argmax(axis=1) == self.initial_labels
@@ -244,12 +263,22 @@ class LabelCorrector:
                 "(add_proba was never called); check that the training data is not "
                 "empty."
             )
-        if len(self._window) == 1:
-            return self._window[0]
-        total = self._window[0]
-        for proba in list(self._window)[1:]:
-            total = total + proba
-        return total / len(self._window)
+        first, *rest = self._window
+        if not rest:
+            return first
+        if (
+            self._mean is None
+            or type(self._mean) is not type(first)
+            or self._mean.shape != first.shape
+            or self._mean.dtype != first.dtype
+            or getattr(self._mean, "device", None) != getattr(first, "device", None)
+        ):
+            self._mean = first * 0  # allocated once, where the outputs live
+        self._mean[...] = first
+        for proba in rest:
+            self._mean += proba
+        self._mean /= len(self._window)
+        return self._mean
 
     def run_round(self, *, refit=True, correct=True):
         """Run one round: a correction pass (after warm-up) and a schedule update.
@@ -277,7 +306,10 @@ class LabelCorrector:
             n_corrected = 0
         else:
             new_labels, changed = correct_labels(
-                self.to_numpy(self.averaged_proba()), self.labels, threshold
+                self.to_numpy(self.averaged_proba()),
+                self.labels,
+                threshold,
+                min_confidence=self.min_confidence,
             )
             self._keep_every_class(new_labels, changed)
             samples = np.flatnonzero(changed)

@@ -281,6 +281,17 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         1 lost 2.3 points to Standard training on average where 5 lost none).
         A quiet round adds no new model.
 
+    min_confidence : float in [0, 1], default=0.5
+        Correct a label only where the model gives its new class at least this
+        probability (averaged over ``window``), beside the ratio rule. At 0.5
+        the new class must be more likely than all the others together: a
+        model that spreads its belief over several classes has no single
+        class to correct to, and its corrections there are the ones most
+        often wrong (on the development protocol, a small CNN's corrections
+        went from 60% to 77% right, and its accuracy from 2.9 points below
+        plain training to 2.3 above). Has no effect with two classes, where
+        the top class always has at least half. 0 is the paper's rule.
+
     min_memorisation : float in [0, 1), default=0.1
         Correct only a model that memorises its labels. PLC's premise is a
         model that fits its noisy training labels; a model that does not (a
@@ -516,6 +527,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         confidence="auto",
         cv=5,
         window=5,
+        min_confidence=0.5,
         min_memorisation=0.1,
         early_stopping=False,
         n_iter_no_change=2,
@@ -535,6 +547,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.confidence = confidence
         self.cv = cv
         self.window = window
+        self.min_confidence = min_confidence
         self.min_memorisation = min_memorisation
         self.early_stopping = early_stopping
         self.n_iter_no_change = n_iter_no_change
@@ -909,6 +922,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             min_correction_rate=self._resolve_min_correction_rate(),
             warm_up=self._resolve_warm_up(),
             window=self.window,
+            min_confidence=self.min_confidence,
             n_iter_no_change=self.n_iter_no_change if self.early_stopping else None,
         )
         model = clone(estimator) if splits is None else None
@@ -1001,6 +1015,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             min_correction_rate=self._resolve_min_correction_rate(net=True),
             warm_up=self._resolve_warm_up(net),
             window=self.window,
+            min_confidence=self.min_confidence,
             proba_source=confidence,
             verbose=self.verbose,
         )

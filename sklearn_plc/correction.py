@@ -116,12 +116,13 @@ def confidence_ratio(proba, labels):
     return ratio
 
 
-def correct_labels(proba, labels, threshold):
+def correct_labels(proba, labels, threshold, min_confidence=0.0):
     """Run one correction pass: relabel samples whose label is much less likely.
 
     A sample is corrected when ``proba[i, labels[i]] < threshold * max_j
-    proba[i, j]``, i.e. when its :func:`confidence_ratio` is below ``threshold``;
-    its new label is ``argmax_j proba[i, j]``. The comparison is multiplied out, so
+    proba[i, j]``, i.e. when its :func:`confidence_ratio` is below ``threshold``,
+    and ``max_j proba[i, j] >= min_confidence``; its new label is
+    ``argmax_j proba[i, j]``. The comparison is multiplied out, so
     zero probabilities and ties need no division: a label tied with the top class
     is never corrected, a label of probability zero is corrected whenever another
     class has positive probability.
@@ -135,6 +136,11 @@ def correct_labels(proba, labels, threshold):
         Current labels, as column indices into ``proba``. Not modified.
     threshold : float in (0, 1]
         The ratio threshold ``δ``. Larger values correct more samples.
+    min_confidence : float in [0, 1], default=0.0
+        The least probability of the new class. ``0.5`` corrects only where
+        the model finds the new class more likely than all others together;
+        ``0`` is the paper's rule (the ratio alone). Unlike the ratio, this
+        floor reads the probabilities themselves, so rows should sum to 1.
 
     Returns
     -------
@@ -160,9 +166,15 @@ def correct_labels(proba, labels, threshold):
     """
     if not isinstance(threshold, Real) or not 0 < threshold <= 1:
         raise ValueError(f"threshold must be a number in (0, 1]; got {threshold!r}.")
+    if not isinstance(min_confidence, Real) or not 0 <= min_confidence <= 1:
+        raise ValueError(
+            f"min_confidence must be a number in [0, 1]; got {min_confidence!r}."
+        )
     proba, labels = _check_proba_and_labels(proba, labels)
     label_proba, top_proba, top_class = _label_and_top_proba(proba, labels)
     changed = label_proba < float(threshold) * top_proba
+    if min_confidence > 0:
+        changed &= top_proba >= float(min_confidence)
     new_labels = np.where(changed, top_class.astype(labels.dtype, copy=False), labels)
     return new_labels, changed
 

@@ -201,6 +201,9 @@ class PLCCallback(Callback):
         worth trusting. The chosen epoch is ``warm_up_``.
     window : int >= 1, default=5
         Number of most recent epochs whose probabilities are averaged.
+    min_confidence : float in [0, 1], default=0.5
+        As in :class:`~sklearn_plc.PLCClassifier`: the least averaged
+        probability of a label's new class.
     proba_source : {"training_pass", "eval_pass"}, default="training_pass"
         ``"training_pass"``: the module's outputs recorded during each
         training batch (train mode, before that batch's optimiser step; no
@@ -282,6 +285,7 @@ class PLCCallback(Callback):
         min_correction_rate=0.001,
         warm_up="auto",
         window=5,
+        min_confidence=0.5,
         proba_source="training_pass",
         verbose=0,
     ):
@@ -292,6 +296,7 @@ class PLCCallback(Callback):
         self.min_correction_rate = min_correction_rate
         self.warm_up = warm_up
         self.window = window
+        self.min_confidence = min_confidence
         self.proba_source = proba_source
         self.verbose = verbose
 
@@ -420,6 +425,7 @@ class PLCCallback(Callback):
             # with "auto", the callback ends the warm-up (see on_epoch_end)
             warm_up=None if self.warm_up == "auto" else self.warm_up,
             window=self.window,
+            min_confidence=self.min_confidence,
             to_numpy=_tensor_to_numpy,
         )
         self._epoch_proba = None
@@ -479,7 +485,8 @@ class PLCCallback(Callback):
         if self.proba_source == "eval_pass" and self._records_this_epoch():
             latest = torch.as_tensor(net.predict_proba(dataset_train))
         elif self._recording and self._epoch_proba is not None:
-            latest = self._epoch_proba.clone()
+            # The epoch's buffer joins the window; the next epoch fills a new one.
+            latest, self._epoch_proba = self._epoch_proba, None
         if latest is not None:
             check_distributions(latest)
             corrector.add_proba(latest)
