@@ -43,6 +43,30 @@ def test_corrects_a_label_whose_ratio_is_below_the_threshold_to_the_argmax():
     np.testing.assert_array_equal(changed, [True, False])
 
 
+def test_a_top_class_below_min_confidence_is_not_corrected_to():
+    # both ratios are below 0.3; only the first row's top class has half or more
+    proba = np.array([[0.6, 0.1, 0.3], [0.45, 0.1, 0.45]])
+    new_labels, changed = correct_labels(
+        proba, np.array([1, 1]), threshold=0.3, min_confidence=0.5
+    )
+    np.testing.assert_array_equal(changed, [True, False])
+    np.testing.assert_array_equal(new_labels, [0, 1])
+
+
+def test_min_confidence_zero_is_the_ratio_rule_alone(make_posterior):
+    proba = make_posterior(500, 6, seed=3)
+    labels = np.random.RandomState(0).randint(6, size=500)
+    paper = correct_labels(proba, labels, 0.4)
+    floored = correct_labels(proba, labels, 0.4, min_confidence=0.0)
+    np.testing.assert_array_equal(paper[0], floored[0])
+    np.testing.assert_array_equal(paper[1], floored[1])
+
+
+def test_min_confidence_outside_zero_one_is_rejected():
+    with pytest.raises(ValueError, match="min_confidence must be a number in"):
+        correct_labels(np.array([[0.9, 0.1]]), np.array([1]), 0.3, min_confidence=2)
+
+
 def test_label_tied_with_the_top_class_is_never_corrected():
     proba = np.array([[0.5, 0.5], [0.4, 0.4]])
     _, changed = correct_labels(proba, np.array([1, 0]), threshold=1.0)
