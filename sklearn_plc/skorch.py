@@ -201,9 +201,9 @@ class PLCCallback(Callback):
         worth trusting. The chosen epoch is ``warm_up_``.
     window : int >= 1, default=5
         Number of most recent epochs whose probabilities are averaged.
-    min_confidence : float in [0, 1], default=0.5
+    min_confidence : float in [0, 1], default=0.0
         As in :class:`~sklearn_plc.PLCClassifier`: the least averaged
-        probability of a label's new class.
+        probability of a label's new class (0: the ratio rule alone).
     proba_source : {"training_pass", "eval_pass"}, default="training_pass"
         ``"training_pass"``: the module's outputs recorded during each
         training batch (train mode, before that batch's optimiser step; no
@@ -285,7 +285,7 @@ class PLCCallback(Callback):
         min_correction_rate=0.001,
         warm_up="auto",
         window=5,
-        min_confidence=0.5,
+        min_confidence=0.0,
         proba_source="training_pass",
         verbose=0,
     ):
