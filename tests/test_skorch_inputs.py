@@ -232,3 +232,36 @@ def test_string_labels_with_the_bare_callback_name_the_fix(data):
     net = make_net(callbacks=[("correct", PLCCallback())])
     with pytest.raises(TypeError, match="LabelEncoder"):
         net.fit(X, names)
+
+
+# --- data that stays on disk ----------------------------------------------------------
+
+
+class DiskSamples(torch.utils.data.Dataset):
+    """Samples read one at a time from an .npy file on disk, with their index."""
+
+    def __init__(self, path):
+        self.path = path
+        self.n_samples = np.load(path, mmap_mode="r").shape[0]
+
+    def __len__(self):
+        return self.n_samples
+
+    def __getitem__(self, index):
+        rows = np.load(self.path, mmap_mode="r")  # nothing is held in memory
+        return torch.as_tensor(np.array(rows[index])), index
+
+
+def test_samples_read_lazily_from_disk_are_corrected(data, tmp_path):
+    from skorch.helper import SliceDataset
+
+    X, y = data
+    y_noisy = y.copy()
+    y_noisy[::5] = (y_noisy[::5] + 1) % 3
+    path = tmp_path / "samples.npy"
+    np.save(path, X)
+    on_disk = SliceDataset(DiskSamples(path), idx=0)
+    model = plc(make_net(max_epochs=6), min_correction_rate=0).fit(on_disk, y_noisy)
+    assert model.labels_.shape == y.shape
+    assert np.mean(model.labels_ == y) > np.mean(y_noisy == y)
+    assert model.predict(on_disk).shape == y.shape
