@@ -247,7 +247,7 @@ def dask_cluster(n_samples=20_000, cv=4, max_iter=3, cheap_rounds=10):
     forest = RandomForestClassifier(n_estimators=40, n_jobs=1, random_state=0)
     X_cheap, y_cheap = _noisy_problem(200, 5, 2, noise=0.2, seed=2)
 
-    def plc(estimator, rounds, **params):
+    def plc(estimator, rounds):
         return PLCClassifier(
             estimator,
             cv=cv,
@@ -255,7 +255,6 @@ def dask_cluster(n_samples=20_000, cv=4, max_iter=3, cheap_rounds=10):
             min_correction_rate=0.0,
             min_memorisation=0.0,
             random_state=0,
-            **params,
         )
 
     cheap = LogisticRegression()

@@ -266,13 +266,7 @@ class LabelCorrector:
         first, *rest = self._window
         if not rest:
             return first
-        if (
-            self._mean is None
-            or type(self._mean) is not type(first)
-            or self._mean.shape != first.shape
-            or self._mean.dtype != first.dtype
-            or getattr(self._mean, "device", None) != getattr(first, "device", None)
-        ):
+        if self._mean is None or self._mean.shape != first.shape:
             self._mean = first * 0  # allocated once, where the outputs live
         self._mean[...] = first
         for proba in rest:

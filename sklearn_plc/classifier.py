@@ -588,10 +588,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             return self.confidence
         return "training_pass" if _is_skorch_net(self._get_estimator()) else "cv"
 
-    def _resolve_min_correction_rate(self, net=False):
+    def _resolve_min_correction_rate(self):
+        """For refits; a net's callback resolves "auto" itself (per epoch)."""
         if self.min_correction_rate != "auto":
             return self.min_correction_rate
-        return 0.001 if net else 0.05
+        return 0.05
 
     def _check_early_stopping(self, confidence):
         if self.early_stopping and confidence != "cv":
@@ -1015,7 +1016,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             beta=self.beta,
             theta_end=self.theta_end,
             schedule=self.schedule,
-            min_correction_rate=self._resolve_min_correction_rate(net=True),
+            min_correction_rate=self.min_correction_rate,
             warm_up=self._resolve_warm_up(net),
             window=self.window,
             min_confidence=self.min_confidence,

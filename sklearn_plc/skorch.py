@@ -317,11 +317,7 @@ class PLCCallback(Callback):
         self._epochs_this_call = 0
         self._epoch_pending = False
         if self.verbose:
-            done = (
-                0
-                if getattr(self, "corrector_", None) is None
-                else (self.corrector_.n_rounds)
-            )
+            done = 0 if self.corrector_ is None else self.corrector_.n_rounds
             self._progress = tqdm(
                 total=done + net.max_epochs, initial=done, desc="PLC", unit="epoch"
             )
