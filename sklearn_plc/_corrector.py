@@ -31,6 +31,8 @@ class LabelCorrector:
         As in :class:`~sklearn_plc.PLCClassifier`.
     min_confidence : float in [0, 1], default=0.0
         As in :class:`~sklearn_plc.PLCClassifier`; 0 is the paper's rule.
+    runner_up_ratio : float in (0, 1], default=1.0
+        As in :class:`~sklearn_plc.PLCClassifier`; 1 is the paper's rule.
     warm_up : int >= 0 or None
         Rounds before the first correction pass; None to warm up until
         :meth:`end_warm_up` is called (a warm-up chosen from the data).
@@ -95,10 +97,12 @@ class LabelCorrector:
         warm_up,
         window,
         min_confidence=0.0,
+        runner_up_ratio=1.0,
         n_iter_no_change=None,
         to_numpy=np.asarray,
     ):
         self.min_confidence = min_confidence
+        self.runner_up_ratio = runner_up_ratio
         self.to_numpy = to_numpy
         self.n_iter_no_change = n_iter_no_change
         self._best = None  # the best judged labels: round, labels, agreement
@@ -304,6 +308,7 @@ class LabelCorrector:
                 self.labels,
                 threshold,
                 min_confidence=self.min_confidence,
+                runner_up_ratio=self.runner_up_ratio,
             )
             self._keep_every_class(new_labels, changed)
             samples = np.flatnonzero(changed)

@@ -27,6 +27,7 @@ CORRECTION_CONSTRAINTS = {
     "warm_up": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"})],
     "window": [Interval(Integral, 1, None, closed="left")],
     "min_confidence": [Interval(Real, 0, 1, closed="both")],
+    "runner_up_ratio": [Interval(Real, 0, 1, closed="right")],
 }
 
 

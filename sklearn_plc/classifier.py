@@ -295,6 +295,16 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         on average, +26.8 → +3.8 at 60% uniform noise); see the benchmarks
         page. Has no effect with two classes.
 
+    runner_up_ratio : float in (0, 1], default=1.0
+        Correct a label only where the second most likely class has at most
+        this fraction of the top class's probability (both averaged over
+        ``window``). The ratio rule weighs the evidence against the current
+        label; this weighs the evidence for the new one, so that a label is
+        not moved to one of two classes the model cannot tell apart. 0.5: the
+        new class must be twice as likely as any other. 1 turns it off (the
+        paper's rule). Unlike ``min_confidence`` it does not depend on how
+        heavy the noise is. Has no effect with two classes.
+
     min_memorisation : float in [0, 1), default=0.1
         Correct only a model that memorises its labels. PLC's premise is a
         model that fits its noisy training labels; a model that does not (a
@@ -531,6 +541,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         cv=5,
         window=5,
         min_confidence=0.0,
+        runner_up_ratio=1.0,
         min_memorisation=0.1,
         early_stopping=False,
         n_iter_no_change=2,
@@ -551,6 +562,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.cv = cv
         self.window = window
         self.min_confidence = min_confidence
+        self.runner_up_ratio = runner_up_ratio
         self.min_memorisation = min_memorisation
         self.early_stopping = early_stopping
         self.n_iter_no_change = n_iter_no_change
@@ -927,6 +939,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             warm_up=self._resolve_warm_up(),
             window=self.window,
             min_confidence=self.min_confidence,
+            runner_up_ratio=self.runner_up_ratio,
             n_iter_no_change=self.n_iter_no_change if self.early_stopping else None,
         )
         model = clone(estimator) if splits is None else None
@@ -1020,6 +1033,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             warm_up=self._resolve_warm_up(net),
             window=self.window,
             min_confidence=self.min_confidence,
+            runner_up_ratio=self.runner_up_ratio,
             proba_source=confidence,
             verbose=self.verbose,
         )

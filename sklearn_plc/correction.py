@@ -116,13 +116,14 @@ def confidence_ratio(proba, labels):
     return ratio
 
 
-def correct_labels(proba, labels, threshold, min_confidence=0.0):
+def correct_labels(proba, labels, threshold, min_confidence=0.0, runner_up_ratio=1.0):
     """Run one correction pass: relabel samples whose label is much less likely.
 
     A sample is corrected when ``proba[i, labels[i]] < threshold * max_j
     proba[i, j]``, i.e. when its :func:`confidence_ratio` is below ``threshold``,
-    and ``max_j proba[i, j] >= min_confidence``; its new label is
-    ``argmax_j proba[i, j]``. The comparison is multiplied out, so
+    and ``max_j proba[i, j] >= min_confidence`` and the second largest
+    probability of the row is at most ``runner_up_ratio * max_j proba[i, j]``;
+    its new label is ``argmax_j proba[i, j]``. The comparison is multiplied out, so
     zero probabilities and ties need no division: a label tied with the top class
     is never corrected, a label of probability zero is corrected whenever another
     class has positive probability.
@@ -141,6 +142,15 @@ def correct_labels(proba, labels, threshold, min_confidence=0.0):
         the model finds the new class more likely than all others together;
         ``0`` is the paper's rule (the ratio alone). Unlike the ratio, this
         floor reads the probabilities themselves, so rows should sum to 1.
+    runner_up_ratio : float in (0, 1], default=1.0
+        The largest ratio of the second most likely class's probability to the
+        top class's at which a sample may still be relabelled. The ratio
+        ``threshold`` weighs the evidence *against* the current label; this
+        one weighs the evidence *for* the new one: ``0.5`` corrects only
+        where the new class is at least twice as likely as any other, so a
+        label is not moved to one of two classes the model cannot tell
+        apart. ``1`` turns it off (the paper's rule). Like the threshold, it
+        compares probabilities within a row.
 
     Returns
     -------
@@ -170,11 +180,22 @@ def correct_labels(proba, labels, threshold, min_confidence=0.0):
         raise ValueError(
             f"min_confidence must be a number in [0, 1]; got {min_confidence!r}."
         )
+    if not isinstance(runner_up_ratio, Real) or not 0 < runner_up_ratio <= 1:
+        raise ValueError(
+            f"runner_up_ratio must be a number in (0, 1]; got {runner_up_ratio!r}."
+        )
     proba, labels = _check_proba_and_labels(proba, labels)
     label_proba, top_proba, top_class = _label_and_top_proba(proba, labels)
     changed = label_proba < float(threshold) * top_proba
     if min_confidence > 0:
         changed &= top_proba >= float(min_confidence)
+    if runner_up_ratio < 1 and proba.shape[1] > 1:
+        # Only the candidates' rows are sorted: few rows, little memory.
+        candidates = np.flatnonzero(changed)
+        runner_up = np.partition(proba[candidates], -2, axis=1)[:, -2]
+        changed[candidates] = runner_up.astype(np.float64, copy=False) <= (
+            float(runner_up_ratio) * top_proba[candidates]
+        )
     new_labels = np.where(changed, top_class.astype(labels.dtype, copy=False), labels)
     return new_labels, changed
 

@@ -204,6 +204,10 @@ class PLCCallback(Callback):
     min_confidence : float in [0, 1], default=0.0
         As in :class:`~sklearn_plc.PLCClassifier`: the least averaged
         probability of a label's new class (0: the ratio rule alone).
+    runner_up_ratio : float in (0, 1], default=1.0
+        As in :class:`~sklearn_plc.PLCClassifier`: the largest ratio of the
+        second most likely class's probability to the new class's (1: the
+        ratio rule alone).
     proba_source : {"training_pass", "eval_pass"}, default="training_pass"
         ``"training_pass"``: the module's outputs recorded during each
         training batch (train mode, before that batch's optimiser step; no
@@ -286,6 +290,7 @@ class PLCCallback(Callback):
         warm_up="auto",
         window=5,
         min_confidence=0.0,
+        runner_up_ratio=1.0,
         proba_source="training_pass",
         verbose=0,
     ):
@@ -297,6 +302,7 @@ class PLCCallback(Callback):
         self.warm_up = warm_up
         self.window = window
         self.min_confidence = min_confidence
+        self.runner_up_ratio = runner_up_ratio
         self.proba_source = proba_source
         self.verbose = verbose
 
@@ -422,6 +428,7 @@ class PLCCallback(Callback):
             warm_up=None if self.warm_up == "auto" else self.warm_up,
             window=self.window,
             min_confidence=self.min_confidence,
+            runner_up_ratio=self.runner_up_ratio,
             to_numpy=_tensor_to_numpy,
         )
         self._epoch_proba = None

@@ -480,6 +480,8 @@ def test_sample_weight_of_the_wrong_length_is_rejected(noisy_blobs):
         {"window": 0},
         {"min_confidence": 1.5},
         {"min_confidence": -0.1},
+        {"runner_up_ratio": 0.0},
+        {"runner_up_ratio": 1.5},
     ],
 )
 def test_out_of_range_parameters_are_rejected(noisy_blobs, params):

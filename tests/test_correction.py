@@ -67,6 +67,34 @@ def test_min_confidence_outside_zero_one_is_rejected():
         correct_labels(np.array([[0.9, 0.1]]), np.array([1]), 0.3, min_confidence=2)
 
 
+def test_a_new_class_without_a_clear_lead_over_the_runner_up_is_not_chosen():
+    # both labels are far below their row's top class; in the second row the
+    # top class (0.45) is only 1.5x the runner-up (0.3), short of 2x
+    proba = np.array([[0.7, 0.05, 0.25], [0.45, 0.25, 0.3]])
+    new_labels, changed = correct_labels(
+        proba, np.array([1, 1]), threshold=0.9, runner_up_ratio=0.5
+    )
+    np.testing.assert_array_equal(changed, [True, False])
+    np.testing.assert_array_equal(new_labels, [0, 1])
+
+
+def test_runner_up_ratio_one_is_the_ratio_rule_alone(make_posterior):
+    proba = make_posterior(500, 6, seed=3)
+    labels = np.random.RandomState(0).randint(6, size=500)
+    paper = correct_labels(proba, labels, 0.4)
+    margin_off = correct_labels(proba, labels, 0.4, runner_up_ratio=1.0)
+    np.testing.assert_array_equal(paper[0], margin_off[0])
+    np.testing.assert_array_equal(paper[1], margin_off[1])
+
+
+@pytest.mark.parametrize("runner_up_ratio", [0, 1.5])
+def test_runner_up_ratio_outside_zero_one_is_rejected(runner_up_ratio):
+    with pytest.raises(ValueError, match="runner_up_ratio must be a number in"):
+        correct_labels(
+            np.array([[0.9, 0.1]]), np.array([1]), 0.3, runner_up_ratio=runner_up_ratio
+        )
+
+
 def test_label_tied_with_the_top_class_is_never_corrected():
     proba = np.array([[0.5, 0.5], [0.4, 0.4]])
     _, changed = correct_labels(proba, np.array([1, 0]), threshold=1.0)
