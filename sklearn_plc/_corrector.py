@@ -40,6 +40,13 @@ class LabelCorrector:
         Held-out selection (see :meth:`add_proba` with ``held_out=True``): the
         run is :attr:`stalled` after this many judged rounds without a new best
         set of labels. None turns the selection off: the last labels are kept.
+    rows : slice, default=slice(None)
+        The rows of ``labels`` that the recorded probabilities cover: all of
+        them, or this process's share when a net trains on several processes.
+    gather_labels : callable or None, default=None
+        With ``rows``, turns the pass's new labels for those rows into the new
+        labels of all samples (every process's share, in order), so that all
+        processes continue from the same labels. None: the rows are all.
     to_numpy : callable, default=numpy.asarray
         Turns the averaged probabilities into a NumPy array for the pass. The
         recorded probabilities may be any array type supporting in-place
@@ -99,8 +106,12 @@ class LabelCorrector:
         min_confidence=0.0,
         runner_up_ratio=1.0,
         n_iter_no_change=None,
+        rows=slice(None),
+        gather_labels=None,
         to_numpy=np.asarray,
     ):
+        self.rows = rows
+        self.gather_labels = gather_labels
         self.min_confidence = min_confidence
         self.runner_up_ratio = runner_up_ratio
         self.to_numpy = to_numpy
@@ -303,13 +314,17 @@ class LabelCorrector:
             changed = np.zeros(n_samples, dtype=bool)
             n_corrected = 0
         else:
-            new_labels, changed = correct_labels(
+            new_labels, _ = correct_labels(
                 self.to_numpy(self.averaged_proba()),
-                self.labels,
+                self.labels[self.rows],
                 threshold,
                 min_confidence=self.min_confidence,
                 runner_up_ratio=self.runner_up_ratio,
             )
+            if self.gather_labels is not None:
+                new_labels = self.gather_labels(new_labels)
+            # a correction always changes the label (the threshold is <= 1)
+            changed = new_labels != self.labels
             self._keep_every_class(new_labels, changed)
             samples = np.flatnonzero(changed)
             self._changes.append(

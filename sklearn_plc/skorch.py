@@ -31,7 +31,7 @@ from tqdm.auto import tqdm
 from ._corrector import LabelCorrector
 from ._params import CORRECTION_CONSTRAINTS, validate_correction_params
 
-__all__ = ["PLCCallback"]
+__all__ = ["PLCCallback", "TrainableOnlyAccelerateMixin"]
 
 PROBA_SOURCES = ("training_pass", "eval_pass")
 # The net's settings the recording sampler stands in for during a run.
@@ -90,13 +90,21 @@ class EpochOrderSampler(torch.utils.data.Sampler):
         Size of the dataset (set again at every epoch).
     shuffle : bool
         As ``DataLoader(shuffle=...)``: a fresh permutation every epoch, drawn
-        from torch's global generator (so ``torch.manual_seed`` makes runs
-        repeatable), or the data's own order.
+        from ``generator``, or the data's own order.
+
+    Attributes
+    ----------
+    generator : torch.Generator or None
+        None: torch's global generator (so ``torch.manual_seed`` makes runs
+        repeatable). Hugging Face accelerate sets its own here and keeps it in
+        step across processes, so that every process draws the same order and
+        takes its own batches of it.
     """
 
     def __init__(self, n_samples=0, shuffle=False):
         self.n_samples = n_samples
         self.shuffle = shuffle
+        self.generator = None
         self.order = torch.arange(0)
         self.replaced_params = {}  # the net's iterator settings it stands in for
 
@@ -105,10 +113,139 @@ class EpochOrderSampler(torch.utils.data.Sampler):
 
     def __iter__(self):
         if self.shuffle:
-            self.order = torch.randperm(self.n_samples)
+            self.order = torch.randperm(self.n_samples, generator=self.generator)
         else:
             self.order = torch.arange(self.n_samples)
         return iter(self.order.tolist())
+
+
+class ProcessShard:
+    """This process's share of a net's training samples, on several processes.
+
+    With Hugging Face accelerate (skorch's ``AccelerateMixin``) each process
+    trains on its own batches of every epoch. PLC records each process's
+    outputs, sums the epoch's records over the processes (every sample is
+    seen by one process, or two where accelerate repeats samples to even out
+    the batches), and keeps in its window only this process's contiguous
+    block of rows: the window is split over the processes, not copied. Each
+    pass corrects the block, then the blocks' new labels are gathered, so
+    every process continues from the same labels.
+
+    Parameters
+    ----------
+    accelerator : accelerate.Accelerator
+        The net's accelerator, whose process group is up.
+    n_samples : int
+        Number of training samples.
+    """
+
+    def __init__(self, accelerator, n_samples):
+        if accelerator.dispatch_batches:
+            raise ValueError(
+                "PLC records the outputs of the batches each process loads itself, "
+                "but this Accelerator dispatches batches from the main process "
+                "(dispatch_batches=True). Create it with DataLoaderConfiguration("
+                "dispatch_batches=False)."
+            )
+        self.accelerator = accelerator
+        self.n_processes = accelerator.num_processes
+        self.index = accelerator.process_index
+        self.bounds = [
+            process * n_samples // self.n_processes
+            for process in range(self.n_processes + 1)
+        ]
+        self.rows = slice(self.bounds[self.index], self.bounds[self.index + 1])
+
+    @classmethod
+    def of(cls, net, n_samples):
+        """The shard of `net`'s process, or None when it trains on one process."""
+        accelerator = getattr(net, "accelerator", None)
+        if accelerator is None or accelerator.num_processes == 1:
+            return None
+        return cls(accelerator, n_samples)
+
+    def batches(self, order, batch_size, drop_last):
+        """This process's batches of an epoch in `order`, as accelerate deals them."""
+        from accelerate.data_loader import BatchSamplerShard
+
+        return [
+            torch.as_tensor(batch)
+            for batch in BatchSamplerShard(
+                torch.utils.data.BatchSampler(order.tolist(), batch_size, drop_last),
+                num_processes=self.n_processes,
+                process_index=self.index,
+                split_batches=self.accelerator.split_batches,
+                even_batches=self.accelerator.even_batches,
+            )
+        ]
+
+    def sum(self, tensor):
+        """Sum `tensor` over the processes, in place."""
+        torch.distributed.all_reduce(tensor)
+        return tensor
+
+    def gather_labels(self, block_labels):
+        """Every process's block of labels, concatenated in order."""
+        sizes = np.diff(self.bounds)
+        padded = torch.zeros(
+            int(sizes.max()), dtype=torch.int64, device=self.accelerator.device
+        )
+        padded[: len(block_labels)] = torch.as_tensor(block_labels)
+        blocks = [torch.empty_like(padded) for _ in range(self.n_processes)]
+        torch.distributed.all_gather(blocks, padded)
+        return np.concatenate(
+            [
+                block[:size].cpu().numpy()
+                for block, size in zip(blocks, sizes, strict=True)
+            ]
+        ).astype(block_labels.dtype, copy=False)
+
+
+def _has_trainable_parameters(component):
+    return isinstance(component, torch.nn.Module) and any(
+        parameter.requires_grad for parameter in component.parameters()
+    )
+
+
+class TrainableOnlyAccelerateMixin:
+    """skorch's ``AccelerateMixin``, preparing only what has trainable parameters.
+
+    skorch hands every module and criterion to ``accelerator.prepare``. On
+    several processes that wraps each in ``DistributedDataParallel``, which
+    rejects a criterion such as ``CrossEntropyLoss`` ("DistributedDataParallel
+    is not needed when a module doesn't have any parameter that requires a
+    gradient"). This mixin leaves such components out; they still run on the
+    accelerator's device, where the tensors they receive already are.
+
+    Put it before skorch's mixin::
+
+        from skorch import NeuralNetClassifier
+        from skorch.hf import AccelerateMixin
+
+        class AcceleratedNet(
+            TrainableOnlyAccelerateMixin, AccelerateMixin, NeuralNetClassifier
+        ):
+            pass
+
+    See "Scaling out" in the documentation for a run with ``torchrun``.
+    """
+
+    def _initialize_accelerator(self):
+        criteria, modules = self._criteria, self._modules
+        self._criteria = [
+            name
+            for name in criteria
+            if _has_trainable_parameters(getattr(self, name + "_"))
+        ]
+        self._modules = [
+            name
+            for name in modules
+            if _has_trainable_parameters(getattr(self, name + "_"))
+        ]
+        try:
+            return super()._initialize_accelerator()
+        finally:
+            self._criteria, self._modules = criteria, modules
 
 
 def _training_label_store(dataset_train):
@@ -313,6 +450,7 @@ class PLCCallback(Callback):
         self._sampler = None
         self._store = None
         self._progress = None
+        self._shard = None
         return self
 
     # --- set-up and tear-down ---------------------------------------------------
@@ -322,7 +460,9 @@ class PLCCallback(Callback):
         # skorch's initialize, at every fresh fit, starts a new one.
         self._epochs_this_call = 0
         self._epoch_pending = False
-        if self.verbose:
+        accelerator = getattr(net, "accelerator", None)
+        main_process = accelerator is None or accelerator.is_main_process
+        if self.verbose and main_process:
             done = 0 if self.corrector_ is None else self.corrector_.n_rounds
             self._progress = tqdm(
                 total=done + net.max_epochs, initial=done, desc="PLC", unit="epoch"
@@ -413,8 +553,10 @@ class PLCCallback(Callback):
         self._write_labels()
 
     def _start(self, net, dataset_train):
+        labels = self._attach(dataset_train)
+        self._shard = ProcessShard.of(net, labels.shape[0])
         self.corrector_ = LabelCorrector(
-            self._attach(dataset_train),
+            labels,
             theta=self.theta,
             beta=self.beta,
             theta_end=self.theta_end,
@@ -429,6 +571,8 @@ class PLCCallback(Callback):
             window=self.window,
             min_confidence=self.min_confidence,
             runner_up_ratio=self.runner_up_ratio,
+            rows=slice(None) if self._shard is None else self._shard.rows,
+            gather_labels=None if self._shard is None else self._shard.gather_labels,
             to_numpy=_tensor_to_numpy,
         )
         self._epoch_proba = None
@@ -456,6 +600,7 @@ class PLCCallback(Callback):
         if self._sampler is not None:
             self._sampler.n_samples = len(dataset_train)
         self._cursor = 0
+        self._batches = None  # this process's batches, with several processes
         self._recording = (
             self.proba_source == "training_pass" and self._records_this_epoch()
         )
@@ -464,18 +609,58 @@ class PLCCallback(Callback):
         if not (training and self._recording):
             return
         y_pred = kwargs["y_pred"].detach()
-        batch_positions = self._sampler.order[self._cursor : self._cursor + len(y_pred)]
-        self._cursor += len(y_pred)
+        batch_positions = self._batch_positions(net, len(y_pred)).to(y_pred.device)
         # skorch's own rule for turning module outputs into probabilities
         # (softmax for CrossEntropyLoss, identity for NLLLoss modules).
         proba = net._get_predict_nonlinearity()(y_pred)
+        n_samples = self.corrector_.labels.shape[0]
         if self._epoch_proba is None:
             self._epoch_proba = torch.zeros(
-                (self.corrector_.labels.shape[0], proba.shape[1]),
-                dtype=proba.dtype,
-                device=proba.device,
+                (n_samples, proba.shape[1]), dtype=proba.dtype, device=proba.device
             )
-        self._epoch_proba[batch_positions.to(proba.device)] = proba
+            if self._shard is not None:
+                self._epoch_visits = torch.zeros(n_samples, device=proba.device)
+        self._epoch_proba[batch_positions] = proba
+        if self._shard is not None:
+            self._epoch_visits[batch_positions] += 1
+
+    def _batch_positions(self, net, batch_size):
+        """Positions in the training data of the samples of this batch."""
+        order = self._sampler.order
+        if self._shard is None:
+            positions = order[self._cursor : self._cursor + batch_size]
+            self._cursor += batch_size
+            return positions
+        if self._batches is None:
+            # accelerate deals out the batches of the epoch's order; replay it
+            params = net.get_params_for("iterator_train")
+            size = params.get("batch_size", net.batch_size)
+            self._batches = self._shard.batches(
+                order,
+                len(order) if size == -1 else size,
+                params.get("drop_last", False),
+            )
+        if self._cursor >= len(self._batches) or (
+            len(self._batches[self._cursor]) != batch_size
+        ):
+            raise RuntimeError(
+                "PLC could not match this process's training batches to samples: "
+                "the net's training DataLoader does not deal out batches the way "
+                "accelerate's BatchSamplerShard does. Use proba_source='eval_pass'."
+            )
+        self._cursor += 1
+        return self._batches[self._cursor - 1]
+
+    def _sum_over_processes(self, epoch_proba):
+        """This process's block of the epoch's outputs, recorded by all processes."""
+        shard = self._shard
+        shard.sum(epoch_proba)
+        visits = shard.sum(self._epoch_visits)[shard.rows]
+        self._epoch_visits = None
+        block = epoch_proba[shard.rows].clone()
+        # a sample seen twice (accelerate evens out the last batches) is averaged
+        block /= visits.clamp(min=1).unsqueeze(1).to(block.dtype)
+        return block
 
     def on_epoch_end(self, net, dataset_train=None, dataset_valid=None, **kwargs):
         self._end_epoch(net, dataset_train)
@@ -487,16 +672,20 @@ class PLCCallback(Callback):
         latest = None
         if self.proba_source == "eval_pass" and self._records_this_epoch():
             latest = torch.as_tensor(net.predict_proba(dataset_train))
+            latest = latest[corrector.rows]  # with accelerate, gathered on each
         elif self._recording and self._epoch_proba is not None:
             # The epoch's buffer joins the window; the next epoch fills a new one.
             latest, self._epoch_proba = self._epoch_proba, None
+            if self._shard is not None:
+                latest = self._sum_over_processes(latest)
         if latest is not None:
             check_distributions(latest)
             corrector.add_proba(latest)
-            labels = torch.as_tensor(corrector.labels, device=latest.device)
-            self.agreement_.append(
-                float((latest.argmax(dim=1) == labels).float().mean())
-            )
+            labels = torch.as_tensor(corrector.labels[corrector.rows]).to(latest.device)
+            agreeing = (latest.argmax(dim=1) == labels).sum().to(torch.float64)
+            if self._shard is not None:
+                agreeing = self._shard.sum(agreeing)
+            self.agreement_.append(float(agreeing) / corrector.labels.shape[0])
         if corrector.warm_up is None and (
             plateau_epoch(self.agreement_)
             or corrector.n_rounds + 1 >= self._max_warm_up
