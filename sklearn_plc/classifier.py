@@ -449,7 +449,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     recorded_bytes_ : int
         For a net with per-epoch correction only: the largest memory held by
         the recorded outputs (``window × n_train × n_classes`` floats, on the
-        net's device).
+        net's device; on several processes, this process's share).
 
     warm_up_ : int or None
         For a net with per-epoch correction only: the number of epochs trained
