@@ -296,14 +296,14 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         page. Has no effect with two classes.
 
     runner_up_ratio : float in (0, 1], default=1.0
-        Correct a label only where the second most likely class has at most
-        this fraction of the top class's probability (both averaged over
-        ``window``). The ratio rule weighs the evidence against the current
-        label; this weighs the evidence for the new one, so that a label is
-        not moved to one of two classes the model cannot tell apart. 0.5: the
-        new class must be twice as likely as any other. 1 turns it off (the
-        paper's rule). Unlike ``min_confidence`` it does not depend on how
-        heavy the noise is. Has no effect with two classes.
+        Correct a label only where every third class (neither the current
+        label nor the new one) has at most this fraction of the new class's
+        probability (averaged over ``window``). The ratio rule weighs the
+        evidence against the current label; this asks whether the new label
+        is the right alternative, so that a label is not moved to one of two
+        classes the model cannot tell apart. 0.5: the new class must be twice
+        as likely as every other alternative. 1 turns it off (the paper's
+        rule). Has no effect with two classes.
 
     min_memorisation : float in [0, 1), default=0.1
         Correct only a model that memorises its labels. PLC's premise is a

@@ -121,9 +121,9 @@ def correct_labels(proba, labels, threshold, min_confidence=0.0, runner_up_ratio
 
     A sample is corrected when ``proba[i, labels[i]] < threshold * max_j
     proba[i, j]``, i.e. when its :func:`confidence_ratio` is below ``threshold``,
-    and ``max_j proba[i, j] >= min_confidence`` and the second largest
-    probability of the row is at most ``runner_up_ratio * max_j proba[i, j]``;
-    its new label is ``argmax_j proba[i, j]``. The comparison is multiplied out, so
+    and ``max_j proba[i, j] >= min_confidence`` and every class other than
+    the current label and the top class has at most ``runner_up_ratio *
+    max_j proba[i, j]``; its new label is ``argmax_j proba[i, j]``. The comparison is multiplied out, so
     zero probabilities and ties need no division: a label tied with the top class
     is never corrected, a label of probability zero is corrected whenever another
     class has positive probability.
@@ -143,14 +143,15 @@ def correct_labels(proba, labels, threshold, min_confidence=0.0, runner_up_ratio
         ``0`` is the paper's rule (the ratio alone). Unlike the ratio, this
         floor reads the probabilities themselves, so rows should sum to 1.
     runner_up_ratio : float in (0, 1], default=1.0
-        The largest ratio of the second most likely class's probability to the
-        top class's at which a sample may still be relabelled. The ratio
-        ``threshold`` weighs the evidence *against* the current label; this
-        one weighs the evidence *for* the new one: ``0.5`` corrects only
-        where the new class is at least twice as likely as any other, so a
-        label is not moved to one of two classes the model cannot tell
-        apart. ``1`` turns it off (the paper's rule). Like the threshold, it
-        compares probabilities within a row.
+        The largest ratio to the top class's probability of any third class
+        (neither the current label nor the top class) at which a sample may
+        still be relabelled. The ratio ``threshold`` weighs the evidence
+        against the current label; this one asks whether the new label is the
+        right alternative: ``0.5`` corrects only where the new class is at
+        least twice as likely as every other alternative, so a label is not
+        moved to one of two classes the model cannot tell apart. ``1`` turns
+        it off (the paper's rule); it has no effect with two classes. Like
+        the threshold, it compares probabilities within a row.
 
     Returns
     -------
@@ -189,11 +190,14 @@ def correct_labels(proba, labels, threshold, min_confidence=0.0, runner_up_ratio
     changed = label_proba < float(threshold) * top_proba
     if min_confidence > 0:
         changed &= top_proba >= float(min_confidence)
-    if runner_up_ratio < 1 and proba.shape[1] > 1:
-        # Only the candidates' rows are sorted: few rows, little memory.
+    if runner_up_ratio < 1 and proba.shape[1] > 2:
+        # Only the candidates' rows are copied: few rows, little memory.
         candidates = np.flatnonzero(changed)
-        runner_up = np.partition(proba[candidates], -2, axis=1)[:, -2]
-        changed[candidates] = runner_up.astype(np.float64, copy=False) <= (
+        others = proba[candidates].astype(np.float64)
+        rows = np.arange(candidates.shape[0])
+        others[rows, top_class[candidates]] = -np.inf
+        others[rows, labels[candidates]] = -np.inf
+        changed[candidates] = others.max(axis=1) <= (
             float(runner_up_ratio) * top_proba[candidates]
         )
     new_labels = np.where(changed, top_class.astype(labels.dtype, copy=False), labels)

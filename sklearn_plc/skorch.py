@@ -342,9 +342,9 @@ class PLCCallback(Callback):
         As in :class:`~sklearn_plc.PLCClassifier`: the least averaged
         probability of a label's new class (0: the ratio rule alone).
     runner_up_ratio : float in (0, 1], default=1.0
-        As in :class:`~sklearn_plc.PLCClassifier`: the largest ratio of the
-        second most likely class's probability to the new class's (1: the
-        ratio rule alone).
+        As in :class:`~sklearn_plc.PLCClassifier`: the largest ratio of any
+        third class's probability to the new class's (1: the ratio rule
+        alone).
     proba_source : {"training_pass", "eval_pass"}, default="training_pass"
         ``"training_pass"``: the module's outputs recorded during each
         training batch (train mode, before that batch's optimiser step; no

@@ -78,6 +78,15 @@ def test_a_new_class_without_a_clear_lead_over_the_runner_up_is_not_chosen():
     np.testing.assert_array_equal(new_labels, [0, 1])
 
 
+def test_the_current_label_as_runner_up_does_not_block_a_correction():
+    # the label (0.35) is the runner-up; the only third class has 0.05
+    new_labels, changed = correct_labels(
+        np.array([[0.6, 0.35, 0.05]]), np.array([1]), threshold=0.9, runner_up_ratio=0.5
+    )
+    np.testing.assert_array_equal(changed, [True])
+    np.testing.assert_array_equal(new_labels, [0])
+
+
 def test_runner_up_ratio_one_is_the_ratio_rule_alone(make_posterior):
     proba = make_posterior(500, 6, seed=3)
     labels = np.random.RandomState(0).randint(6, size=500)
