@@ -123,10 +123,11 @@ def correct_labels(proba, labels, threshold, min_confidence=0.0, runner_up_ratio
     proba[i, j]``, i.e. when its :func:`confidence_ratio` is below ``threshold``,
     and ``max_j proba[i, j] >= min_confidence`` and every class other than
     the current label and the top class has at most ``runner_up_ratio *
-    max_j proba[i, j]``; its new label is ``argmax_j proba[i, j]``. The comparison is multiplied out, so
-    zero probabilities and ties need no division: a label tied with the top class
-    is never corrected, a label of probability zero is corrected whenever another
-    class has positive probability.
+    max_j proba[i, j]``; its new label is ``argmax_j proba[i, j]``. The
+    comparison is multiplied out, so zero probabilities and ties need no
+    division: a label tied with the top class is never corrected, a label of
+    probability zero is corrected whenever another class has positive
+    probability.
 
     Parameters
     ----------

@@ -526,6 +526,7 @@ class PLCCallback(Callback):
             self.recorded_device_ = str(recorded[-1].device) if recorded else None
             self.corrector_.release_recorded()
         self._store = self._sampler = self._epoch_proba = self._dataset_train = None
+        self._shard = None  # holds the accelerator; set again by a further call
 
     def _attach(self, dataset_train):
         """Train this call on our own copy of the labels; return it as ints.
@@ -540,7 +541,7 @@ class PLCCallback(Callback):
         self.training_positions_ = positions
         return _as_int_array(store.y)[positions]
 
-    def _continue(self, dataset_train):
+    def _continue(self, net, dataset_train):
         """A further training call (partial_fit): carry the corrected labels on."""
         given = self._attach(dataset_train)
         expected = self.corrector_.labels.shape[0]
@@ -550,6 +551,7 @@ class PLCCallback(Callback):
                 f"{expected} training samples, but got {given.shape[0]}. Call fit "
                 f"to start a new run on new data."
             )
+        self._shard = ProcessShard.of(net, expected)
         self._write_labels()
 
     def _start(self, net, dataset_train):
@@ -572,7 +574,7 @@ class PLCCallback(Callback):
             min_confidence=self.min_confidence,
             runner_up_ratio=self.runner_up_ratio,
             rows=slice(None) if self._shard is None else self._shard.rows,
-            gather_labels=None if self._shard is None else self._shard.gather_labels,
+            gather_labels=None if self._shard is None else self._gather_labels,
             to_numpy=_tensor_to_numpy,
         )
         self._epoch_proba = None
@@ -593,7 +595,7 @@ class PLCCallback(Callback):
         if self.corrector_ is None:
             self._start(net, dataset_train)
         elif self._store is None:
-            self._continue(dataset_train)
+            self._continue(net, dataset_train)
         self._epochs_this_call += 1
         self._epoch_pending = True
         self._dataset_train = dataset_train
@@ -650,6 +652,9 @@ class PLCCallback(Callback):
             )
         self._cursor += 1
         return self._batches[self._cursor - 1]
+
+    def _gather_labels(self, block_labels):
+        return self._shard.gather_labels(block_labels)
 
     def _sum_over_processes(self, epoch_proba):
         """This process's block of the epoch's outputs, recorded by all processes."""
