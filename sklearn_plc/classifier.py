@@ -295,15 +295,20 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         on average, +26.8 → +3.8 at 60% uniform noise); see the benchmarks
         page. Has no effect with two classes.
 
-    runner_up_ratio : float in (0, 1], default=1.0
+    runner_up_ratio : float in (0, 1], default=0.5
         Correct a label only where every third class (neither the current
         label nor the new one) has at most this fraction of the new class's
         probability (averaged over ``window``). The ratio rule weighs the
         evidence against the current label; this asks whether the new label
         is the right alternative, so that a label is not moved to one of two
-        classes the model cannot tell apart. 0.5: the new class must be twice
-        as likely as every other alternative. 1 turns it off (the paper's
-        rule). Has no effect with two classes.
+        classes the model cannot tell apart. 0.5 (the default): the new class
+        must be twice as likely as every other alternative. 1 turns it off
+        (the paper's rule). Has no effect with two classes. On the development
+        protocol it kept 62 of 68 cells within 0.5 points of Standard training
+        against 52 with the ratio rule alone (a small CNN on mnist1d: −2.5 →
+        +0.9 points on average), for smaller gains under 60% uniform noise on
+        digits (+25.7 → +18.3 at worst) and on wine with a random forest; see
+        the benchmarks page.
 
     min_memorisation : float in [0, 1), default=0.1
         Correct only a model that memorises its labels. PLC's premise is a
@@ -541,7 +546,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         cv=5,
         window=5,
         min_confidence=0.0,
-        runner_up_ratio=1.0,
+        runner_up_ratio=0.5,
         min_memorisation=0.1,
         early_stopping=False,
         n_iter_no_change=2,

@@ -151,7 +151,8 @@ def correct_labels(proba, labels, threshold, min_confidence=0.0, runner_up_ratio
         right alternative: ``0.5`` corrects only where the new class is at
         least twice as likely as every other alternative, so a label is not
         moved to one of two classes the model cannot tell apart. ``1`` turns
-        it off (the paper's rule); it has no effect with two classes. Like
+        it off (the paper's rule); it has no effect with two classes.
+        ``PLCClassifier`` and ``PLCCallback`` use 0.5 by default. Like
         the threshold, it compares probabilities within a row.
 
     Returns

@@ -341,7 +341,7 @@ class PLCCallback(Callback):
     min_confidence : float in [0, 1], default=0.0
         As in :class:`~sklearn_plc.PLCClassifier`: the least averaged
         probability of a label's new class (0: the ratio rule alone).
-    runner_up_ratio : float in (0, 1], default=1.0
+    runner_up_ratio : float in (0, 1], default=0.5
         As in :class:`~sklearn_plc.PLCClassifier`: the largest ratio of any
         third class's probability to the new class's (1: the ratio rule
         alone).
@@ -427,7 +427,7 @@ class PLCCallback(Callback):
         warm_up="auto",
         window=5,
         min_confidence=0.0,
-        runner_up_ratio=1.0,
+        runner_up_ratio=0.5,
         proba_source="training_pass",
         verbose=0,
     ):
