@@ -37,6 +37,8 @@ SCHEDULES = ("additive", "multiplicative")
 # memorisation rate before correcting at all, a held-out agreement gain before a
 # round's labels replace the best so far.
 EVIDENCE_STANDARD_ERRORS = 1.0
+# Probabilities per block of rows in a correction pass (about 1 MB of float32).
+PASS_BLOCK_VALUES = 1 << 18
 
 
 def _check_proba_and_labels(proba, labels):
@@ -116,6 +118,50 @@ def confidence_ratio(proba, labels):
     return ratio
 
 
+def _floor_to_dtype(values, dtype):
+    """The largest values of `dtype` at most `values` (float64), elementwise.
+
+    For ``x`` of a narrower float dtype, ``x > values`` exactly when ``x >
+    _floor_to_dtype(values, dtype)``, so the comparison runs in ``x``'s own
+    dtype (no float64 copy) and decides as it would in float64.
+    """
+    if dtype.kind != "f" or dtype.itemsize >= 8:
+        return values
+    narrow = values.astype(dtype)
+    rounded_up = narrow > values
+    narrow[rounded_up] = np.nextafter(narrow[rounded_up], dtype.type(-np.inf))
+    return narrow
+
+
+def _correct_block(proba, labels, threshold, min_confidence, runner_up_ratio):
+    """:func:`correct_labels` on a block of rows: ``(changed, top_class)``."""
+    label_proba, top_proba, top_class = _label_and_top_proba(proba, labels)
+    changed = label_proba < threshold * top_proba
+    if min_confidence > 0:
+        changed &= top_proba >= min_confidence
+    if runner_up_ratio < 1 and changed.any():
+        # Count the classes above the margin: the top class always is, the
+        # label may be, a third class must not be. Only the candidates' rows
+        # are read where they are few (most labels agree with the model).
+        rows = np.flatnonzero(changed) if 2 * changed.sum() < changed.size else None
+        if rows is not None:
+            proba, top_proba, label_proba = (
+                proba[rows],
+                top_proba[rows],
+                label_proba[rows],
+            )
+        margin = runner_up_ratio * top_proba
+        above = np.count_nonzero(
+            proba > _floor_to_dtype(margin, proba.dtype)[:, None], axis=1
+        )
+        clear = above - (top_proba > 0) - (label_proba > margin) == 0
+        if rows is None:
+            changed &= clear
+        else:
+            changed[rows] = clear
+    return changed, top_class
+
+
 def correct_labels(proba, labels, threshold, min_confidence=0.0, runner_up_ratio=1.0):
     """Run one correction pass: relabel samples whose label is much less likely.
 
@@ -188,19 +234,19 @@ def correct_labels(proba, labels, threshold, min_confidence=0.0, runner_up_ratio
             f"runner_up_ratio must be a number in (0, 1]; got {runner_up_ratio!r}."
         )
     proba, labels = _check_proba_and_labels(proba, labels)
-    label_proba, top_proba, top_class = _label_and_top_proba(proba, labels)
-    changed = label_proba < float(threshold) * top_proba
-    if min_confidence > 0:
-        changed &= top_proba >= float(min_confidence)
-    if runner_up_ratio < 1 and proba.shape[1] > 2:
-        # Only the candidates' rows are copied: few rows, little memory.
-        candidates = np.flatnonzero(changed)
-        others = proba[candidates].astype(np.float64)
-        rows = np.arange(candidates.shape[0])
-        others[rows, top_class[candidates]] = -np.inf
-        others[rows, labels[candidates]] = -np.inf
-        changed[candidates] = others.max(axis=1) <= (
-            float(runner_up_ratio) * top_proba[candidates]
+    n_samples, n_classes = proba.shape
+    changed = np.empty(n_samples, dtype=bool)
+    top_class = np.empty(n_samples, dtype=np.intp)
+    # Blocks of about a megabyte stay in cache for the few passes over them.
+    block_rows = max(1, PASS_BLOCK_VALUES // max(1, n_classes))
+    for start in range(0, n_samples, block_rows):
+        rows = slice(start, start + block_rows)
+        changed[rows], top_class[rows] = _correct_block(
+            proba[rows],
+            labels[rows],
+            float(threshold),
+            float(min_confidence),
+            float(runner_up_ratio) if n_classes > 2 else 1.0,
         )
     new_labels = np.where(changed, top_class.astype(labels.dtype, copy=False), labels)
     return new_labels, changed

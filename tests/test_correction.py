@@ -176,6 +176,42 @@ def test_float32_and_float64_give_the_same_corrections(data, threshold):
     np.testing.assert_array_equal(labels32, labels64)
 
 
+@given(proba_and_labels(), thresholds, st.floats(0.01, 1.0))
+@settings(max_examples=200, deadline=None)
+def test_float32_and_float64_give_the_same_margin_decisions(
+    data, threshold, runner_up_ratio
+):
+    proba, labels = data
+    labels32, changed32 = correct_labels(
+        proba, labels, threshold, runner_up_ratio=runner_up_ratio
+    )
+    labels64, changed64 = correct_labels(
+        proba.astype(np.float64), labels, threshold, runner_up_ratio=runner_up_ratio
+    )
+    np.testing.assert_array_equal(changed32, changed64)
+    np.testing.assert_array_equal(labels32, labels64)
+
+
+def test_a_third_class_exactly_at_the_margin_does_not_block():
+    # 0.25 is exactly half of 0.5, in float32 as in float64
+    proba = np.array([[0.5, 0.0, 0.25, 0.25]], dtype=np.float32)
+    _, changed = correct_labels(proba, np.array([1]), 0.3, runner_up_ratio=0.5)
+    np.testing.assert_array_equal(changed, [True])
+
+
+def test_a_pass_over_many_blocks_decides_as_row_by_row(make_posterior):
+    # more rows than one block holds, so the pass runs block by block
+    proba = make_posterior(6000, 60, seed=5).astype(np.float32)
+    labels = np.random.RandomState(1).randint(60, size=6000)
+    new_labels, changed = correct_labels(proba, labels, 0.6, runner_up_ratio=0.5)
+    for row in np.random.RandomState(2).choice(6000, size=300, replace=False):
+        one_label, one_changed = correct_labels(
+            proba[row : row + 1], labels[row : row + 1], 0.6, runner_up_ratio=0.5
+        )
+        assert one_changed[0] == changed[row]
+        assert one_label[0] == new_labels[row]
+
+
 @pytest.mark.parametrize("threshold", [0.0, -0.1, 1.5])
 def test_threshold_outside_zero_one_is_rejected(threshold):
     with pytest.raises(ValueError, match=r"threshold must be a number in \(0, 1\]"):
