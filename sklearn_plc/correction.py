@@ -246,7 +246,7 @@ def correct_labels(proba, labels, threshold, min_confidence=0.0, runner_up_ratio
             labels[rows],
             float(threshold),
             float(min_confidence),
-            float(runner_up_ratio) if n_classes > 2 else 1.0,
+            float(runner_up_ratio),
         )
     new_labels = np.where(changed, top_class.astype(labels.dtype, copy=False), labels)
     return new_labels, changed
