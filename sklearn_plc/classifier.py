@@ -265,11 +265,16 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
           which is sound for every estimator. Choose ``"in_sample"`` yourself
           for speed when the model does not memorise.
 
-    cv : int, cross-validation generator or iterable, default=5
+    cv : int, cross-validation generator or iterable, default=3
         Folds for ``confidence="cv"``. An int means
         :class:`~sklearn.model_selection.StratifiedKFold` with shuffling
         seeded by ``random_state``; it must not exceed the number of samples
-        of the smallest class.
+        of the smallest class. Each refit costs ``cv`` fits on
+        ``(cv - 1) / cv`` of the data, so 3 folds cost about half of 5. PLC
+        needs held-out probabilities, not the best possible held-out model:
+        on the development protocol of ``benchmarks/``, 3 folds gave the same
+        memorisation decisions and at least the same gains as 5 (see
+        ``docs/benchmarks.md``).
 
     window : int >= 1, default=5
         Number of most recent models (epochs, for a net) whose probabilities
@@ -543,7 +548,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         warm_up="auto",
         max_iter=30,
         confidence="auto",
-        cv=5,
+        cv=3,
         window=5,
         min_confidence=0.0,
         runner_up_ratio=0.5,
