@@ -422,6 +422,12 @@ def run_cell(
                 termination=model.termination_condition_,
                 final_threshold=float(model.theta_),
             )
+            if model.selection_ is not None:  # the held-out evidence for the labels
+                row[method].update(
+                    holdout_gain=model.selection_["gain"],
+                    holdout_standard_error=model.selection_["standard_error"],
+                    holdout_round=model.selection_["round"],
+                )
         elif method == "cleanlab":
             flagged = np.asarray(model.label_issues_df["is_label_issue"])
             wrong = y_noisy != y_train

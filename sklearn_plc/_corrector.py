@@ -118,6 +118,7 @@ class LabelCorrector:
         self.n_iter_no_change = n_iter_no_change
         self._best = None  # the best judged labels: round, labels, agreement
         self._reference = None  # the first judged labels (the labels as given)
+        self._last = None  # the last judged labels
         self._stale = 0
         self._agreement = None  # this round's held-out agreement, for the history
         self.selection = None
@@ -221,15 +222,15 @@ class LabelCorrector:
     def _judge(self, proba):
         agrees = proba.argmax(axis=1) == self.initial_labels
         self._agreement = float(agrees.mean())
+        candidate = {"round": self.n_rounds, "labels": None, "agrees": agrees}
+        if self._reference is None:
+            self._reference = candidate
+        self._last = candidate
         if self.n_iter_no_change is None:
             return
-        candidate = {
-            "round": self.n_rounds,
-            "labels": self.labels.copy(),
-            "agrees": agrees,
-        }
+        candidate["labels"] = self.labels.copy()
         if self._best is None:
-            self._best = self._reference = candidate
+            self._best = candidate
             return
         gain, standard_error = agreement_gain(agrees, self._best["agrees"])
         if gain > 0 and gain > EVIDENCE_STANDARD_ERRORS * standard_error:
@@ -253,18 +254,65 @@ class LabelCorrector:
         """
         if self._best is None:
             return
-        best_round = self._best["round"]
-        self.labels = self._best["labels"]
-        self._changes = [change for change in self._changes if change[0] < best_round]
+        self._go_back_to(self._best)
+
+    def undo_if_worse(self, standard_errors):
+        """Return to the labels as given if the last judged labels lost to them.
+
+        Compares the held-out agreement with the given labels of the last
+        judged round (the models trained on the latest judged labels) with
+        that of the first (trained on the labels as given). If the paired gain
+        is below ``-standard_errors`` standard errors, the labels, corrections
+        and ``corrected_iter`` become those of the labels as given. Sets
+        :attr:`selection` (the evidence) either way, unless held-out
+        selection already chose, or nothing was judged after the first round:
+        the round kept (0 when undone), ``"gain"`` and ``"standard_error"`` of
+        the last judged labels over the labels as given, and ``"undone"``.
+
+        Parameters
+        ----------
+        standard_errors : float >= 0 or None
+            How clearly worse the corrected labels must be; None only records
+            the evidence.
+
+        Returns
+        -------
+        undone : bool
+            Whether the corrections were undone.
+        """
+        if self.selection is not None or self._last is self._reference:
+            return False
+        gain, standard_error = agreement_gain(
+            self._last["agrees"], self._reference["agrees"]
+        )
+        undone = standard_errors is not None and (
+            gain < -standard_errors * standard_error
+        )
+        if undone:
+            self._go_back_to({**self._reference, "labels": self.initial_labels})
+            # the evidence is that of the labels undone
+            self.selection.update(gain=gain, standard_error=standard_error)
+        else:
+            self._set_selection(self._last)
+        self.selection["undone"] = undone
+        return undone
+
+    def _go_back_to(self, judged):
+        back_to = judged["round"]
+        self.labels = judged["labels"].copy()
+        self._changes = [change for change in self._changes if change[0] < back_to]
         self.corrected_iter = np.full(self.labels.shape[0], -1, dtype=np.intp)
         for round_index, samples, _, _ in self._changes:
             self.corrected_iter[samples] = round_index
+        self._set_selection(judged)
+
+    def _set_selection(self, judged):
         gain, standard_error = agreement_gain(
-            self._best["agrees"], self._reference["agrees"]
+            judged["agrees"], self._reference["agrees"]
         )
         self.selection = {
-            "round": best_round,
-            "holdout_agreement": float(self._best["agrees"].mean()),
+            "round": judged["round"],
+            "holdout_agreement": float(judged["agrees"].mean()),
             "given_labels_agreement": float(self._reference["agrees"].mean()),
             "gain": gain,
             "standard_error": standard_error,

@@ -43,6 +43,7 @@ from ._parallel import data_sent_once
 from ._params import CORRECTION_CONSTRAINTS, check_threshold_range
 from .correction import (
     EVIDENCE_STANDARD_ERRORS,
+    WORSE_STANDARD_ERRORS,
     agreement_gain,
     memorisation_rate,
 )
@@ -350,6 +351,23 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         It saves refits on large data. ``True`` with another confidence
         raises.
 
+    revert_if_worse : bool, default=True
+        Undo every correction when its models agree clearly worse with the
+        given labels than models trained on the labels as given
+        (``confidence="cv"`` only). The last refit's out-of-fold predictions
+        are compared with those of the first on how often they equal the
+        *given* labels; where the given label is more often right than wrong
+        at every x, labels closer to the clean ones train models with higher
+        expected agreement. If the paired gain is below two standard errors
+        under zero, the labels are returned as given, the final model is
+        trained on them, ``termination_condition_`` is ``"labels_kept"`` and
+        ``selection_["undone"]`` is True. Unlike ``early_stopping``, the
+        burden of proof is on harm: on small data, where one standard error is
+        several points, the corrections are kept. It catches a model that
+        memorises but predicts poorly out of fold (its corrections are mostly
+        wrong); it cannot catch noise whose majority is the wrong class, where
+        following the noise also raises the agreement.
+
     n_iter_no_change : int >= 1, default=2
         Judged rounds (refits) without a new best before early stopping ends
         the run.
@@ -449,12 +467,17 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``"standard_error"`` over samples. None otherwise.
 
     selection_ : dict or None
-        With early stopping: the chosen round and the evidence, ``"round"``
-        (whose refit judged the chosen labels; 0 for the labels as given),
+        The held-out evidence for the returned labels (``confidence="cv"``,
+        when the labels were corrected and judged again): ``"round"`` (whose
+        refit judged the returned labels; 0 for the labels as given),
         ``"holdout_agreement"``, ``"given_labels_agreement"``, and the paired
         ``"gain"`` over the labels as given with its ``"standard_error"``. The
         labels, ``corrections_`` and ``corrected_iter_`` are those of that
-        round. None without early stopping.
+        round. Without early stopping it also has ``"undone"``: whether
+        ``revert_if_worse`` undid the corrections, in which case ``"gain"``
+        and ``"standard_error"`` are those of the labels undone. None when no
+        corrected labels were judged (e.g. ``"labels_kept"`` by
+        ``min_memorisation``, in-sample confidence, nets).
 
     recorded_bytes_ : int
         For a net with per-epoch correction only: the largest memory held by
@@ -529,6 +552,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         "cv": ["cv_object"],
         "min_memorisation": [Interval(Real, 0, 1, closed="left")],
         "early_stopping": ["boolean"],
+        "revert_if_worse": ["boolean"],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
         "final_fit": ["boolean"],
         "n_jobs": [Integral, None],
@@ -554,6 +578,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         runner_up_ratio=0.5,
         min_memorisation=0.1,
         early_stopping=False,
+        revert_if_worse=True,
         n_iter_no_change=2,
         final_fit=True,
         n_jobs=None,
@@ -575,6 +600,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.runner_up_ratio = runner_up_ratio
         self.min_memorisation = min_memorisation
         self.early_stopping = early_stopping
+        self.revert_if_worse = revert_if_worse
         self.n_iter_no_change = n_iter_no_change
         self.final_fit = final_fit
         self.n_jobs = n_jobs
@@ -869,6 +895,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 stacklevel=2,
             )
         corrector.select_best()
+        corrector.undo_if_worse(WORSE_STANDARD_ERRORS if self.revert_if_worse else None)
         self._set_correction_results(classes, encoded, corrector)
         if self.selection_ is not None and self.selection_["round"] == 0:
             self.termination_condition_ = "labels_kept"

@@ -37,6 +37,11 @@ SCHEDULES = ("additive", "multiplicative")
 # memorisation rate before correcting at all, a held-out agreement gain before a
 # round's labels replace the best so far.
 EVIDENCE_STANDARD_ERRORS = 1.0
+# How many standard errors below the labels as given the corrected labels' held-out
+# agreement must fall before PLC undoes its corrections (``revert_if_worse``): the
+# burden of proof is on harm, so that small data, where one standard error is
+# several points, keeps PLC's corrections.
+WORSE_STANDARD_ERRORS = 2.0
 # Probabilities per block of rows in a correction pass (about 1 MB of float32).
 PASS_BLOCK_VALUES = 1 << 18
 

@@ -179,6 +179,33 @@ def test_early_stopping_ends_on_the_chosen_rounds_labels(noisy_blobs):
     )
 
 
+def test_corrections_that_their_models_judge_worse_are_undone(noisy_blobs, monkeypatch):
+    # any loss at all counts as clearly worse: the wiring, not the threshold
+    monkeypatch.setattr("sklearn_plc.classifier.WORSE_STANDARD_ERRORS", -1e9)
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.selection_["undone"] and plc.selection_["round"] == 0
+    assert plc.termination_condition_ == "labels_kept"
+    np.testing.assert_array_equal(plc.labels_, noisy_blobs.y_noisy)
+    assert plc.corrections_["sample"].size == 0
+    direct = clone(forest).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    np.testing.assert_array_equal(
+        plc.predict(noisy_blobs.X), direct.predict(noisy_blobs.X)
+    )
+
+
+def test_revert_if_worse_false_keeps_the_corrections_and_reports_the_evidence(
+    noisy_blobs, monkeypatch
+):
+    monkeypatch.setattr("sklearn_plc.classifier.WORSE_STANDARD_ERRORS", -1e9)
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, revert_if_worse=False, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert not plc.selection_["undone"] and plc.selection_["round"] > 0
+    assert plc.termination_condition_ == "converged"
+    assert plc.corrections_["sample"].size > 0
+
+
 def test_held_out_agreement_is_recorded_at_each_refit(noisy_blobs):
     forest = RandomForestClassifier(n_estimators=30, random_state=0)
     plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
