@@ -275,7 +275,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         needs held-out probabilities, not the best possible held-out model:
         on the development protocol of ``benchmarks/``, 3 folds gave the same
         memorisation decisions and at least the same gains as 5 (see
-        ``docs/benchmarks.md``).
+        ``docs/benchmarks.md``). On small data, fewer folds raise the measured
+        memorisation rate a little (each held-out model trains on less data).
 
     window : int >= 1, default=5
         Number of most recent models (epochs, for a net) whose probabilities
