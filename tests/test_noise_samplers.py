@@ -198,6 +198,37 @@ def test_posterior_rows_not_summing_to_one_are_rejected():
         PMDNoise().corrupt([0, 1], [[0.6, 0.2], [0.5, 0.5]])
 
 
+def test_a_bad_row_past_the_first_block_of_rows_is_found():
+    # the values are checked block by block, in the pass that finds the top classes
+    proba = np.full((100_000, 2), 0.5)
+    proba[-1] = [0.5, 0.4]
+    with pytest.raises(ValueError, match=r"1 rows do not \(e\.g\. row 99999 sums"):
+        PMDNoise(noise_level=None, factor=1.0).corrupt(np.arange(100_000) % 2, proba)
+
+
+def test_a_nan_in_the_posterior_is_rejected():
+    with pytest.raises(ValueError, match="NaN"):
+        PMDNoise().corrupt([0, 1], [[0.5, 0.5], [np.nan, 0.5]])
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        np.array([3, -2, 3, 7, -2, 0], dtype=np.int64),
+        np.array([5, 9, 5, 255], dtype=np.uint8),
+        np.array([0, 10**12, 10**12]),  # too sparse for a table: sorted instead
+    ],
+)
+def test_integer_labels_are_encoded_as_by_np_unique(labels):
+    from sklearn_plc.noise._validation import _encode
+
+    classes, encoded = _encode(labels)
+    expected_classes, expected_encoded = np.unique(labels, return_inverse=True)
+    assert classes.dtype == labels.dtype
+    np.testing.assert_array_equal(classes, expected_classes)
+    np.testing.assert_array_equal(encoded, expected_encoded)
+
+
 def test_mapping_to_an_unknown_class_is_rejected():
     with pytest.raises(ValueError, match="'wolf', which is not among the classes"):
         AsymmetricNoise(0.3, mapping={"cat": "wolf"}).corrupt(["cat", "dog"])

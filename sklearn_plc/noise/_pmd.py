@@ -24,11 +24,16 @@ from numbers import Real
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._validation import _check_noise_level, _check_posterior, _encode
+from ._validation import (
+    _check_noise_level,
+    _check_posterior,
+    _check_posterior_values,
+    _encode,
+)
 
 PMD_TYPES = ("I", "II", "III")
 SCALINGS = ("keep", "flip")
-_CHUNK_ROWS = 4096  # rows per block: small enough to stay in cache
+_BLOCK_BYTES = 1 << 19  # bytes per block of rows: small enough to stay in cache
 
 
 def pmd_tau(margin, noise_type):
@@ -98,21 +103,35 @@ def pmd_keep_probability(margin, noise_type):
 
 
 def _top_two(proba):
-    """Classes of the largest and second-largest entry of each row, and their gap."""
-    n_samples = proba.shape[0]
+    """Classes of the largest and second-largest entry of each row, and their gap.
+
+    Also checks the posterior's values (`_check_posterior_values`) in the same
+    pass: each block of rows is copied once into a small reused buffer, which
+    stays in cache for the row sums, the minimum and both arg-maxes.
+    """
+    n_samples, n_classes = proba.shape
     top = np.empty(n_samples, dtype=np.intp)
     second = np.empty(n_samples, dtype=np.intp)
     gap = np.empty(n_samples, dtype=np.float64)
-    for start in range(0, n_samples, _CHUNK_ROWS):
-        chunk = np.array(proba[start : start + _CHUNK_ROWS])  # a copy to mask
-        rows = np.arange(chunk.shape[0])
+    row_sums = np.empty(n_samples, dtype=proba.dtype)
+    lowest = np.inf
+    block_rows = max(1, _BLOCK_BYTES // (n_classes * proba.dtype.itemsize))
+    block = np.empty((block_rows, n_classes), dtype=proba.dtype)
+    all_rows = np.arange(block_rows)
+    for start in range(0, n_samples, block_rows):
+        stop = min(start + block_rows, n_samples)
+        chunk, rows = block[: stop - start], all_rows[: stop - start]
+        np.copyto(chunk, proba[start:stop])  # a copy to mask
+        chunk.sum(axis=1, out=row_sums[start:stop])
+        lowest = min(lowest, chunk.min(initial=np.inf))
         first = chunk.argmax(axis=1)
         first_value = chunk[rows, first].astype(np.float64)
         chunk[rows, first] = -np.inf
         runner_up = chunk.argmax(axis=1)
-        top[start : start + chunk.shape[0]] = first
-        second[start : start + chunk.shape[0]] = runner_up
-        gap[start : start + chunk.shape[0]] = first_value - chunk[rows, runner_up]
+        top[start:stop] = first
+        second[start:stop] = runner_up
+        gap[start:stop] = first_value - chunk[rows, runner_up]
+    _check_posterior_values(row_sums, lowest)
     return top, second, gap
 
 

@@ -18,6 +18,8 @@ def _check_noise_level(noise_level):
 def _encode(y, classes=None):
     """Validate labels; return ``(classes, encoded)``."""
     y = column_or_1d(y)
+    if classes is None and _is_compact_integer(y):
+        return _encode_compact_integers(y)
     check_classification_targets(y)
     if classes is None:
         classes, encoded = np.unique(y, return_inverse=True)
@@ -38,15 +40,46 @@ def _encode(y, classes=None):
     return classes, encoded.astype(np.intp, copy=False)
 
 
+def _is_compact_integer(y):
+    """Integer labels spanning a range no wider than a few times their number."""
+    if y.dtype.kind not in "iu" or y.shape[0] == 0:
+        return False
+    return int(y.max()) - int(y.min()) <= 4 * y.shape[0]
+
+
+def _encode_compact_integers(y):
+    """`np.unique(y, return_inverse=True)` for compact integers, without a sort.
+
+    One-dimensional integer labels are always binary or multiclass targets, so
+    scikit-learn's target-type check (another sort) is not needed either.
+    """
+    lowest = y.min()
+    offset = y.astype(np.intp) - int(lowest)
+    present = np.flatnonzero(np.bincount(offset))
+    position = np.empty(int(present[-1]) + 1, dtype=np.intp)
+    position[present] = np.arange(present.shape[0])
+    return (present + int(lowest)).astype(y.dtype), position[offset]
+
+
 def _check_posterior(proba, n_samples, n_classes):
+    """Check the shape of a posterior; its values are checked by `_top_two`.
+
+    The values (finite, non-negative, rows summing to 1) are checked in the
+    same pass that finds each row's top two classes (`_check_posterior_values`),
+    so a large posterior is read from memory once.
+    """
     proba = np.asarray(proba)
     if proba.shape != (n_samples, n_classes):
         raise ValueError(
             f"proba must have shape (n_samples, n_classes) = ({n_samples}, "
             f"{n_classes}), one column per class in sorted order; got {proba.shape}."
         )
-    row_sums = proba.sum(axis=1)  # NaN or inf entries make their row's sum so
-    if not np.isfinite(row_sums).all() or proba.min() < 0:
+    return proba
+
+
+def _check_posterior_values(row_sums, lowest):
+    """Raise unless a posterior with these row sums and smallest entry is valid."""
+    if not np.isfinite(row_sums).all() or lowest < 0:  # NaN/inf make their sum so
         raise ValueError(
             "proba must hold finite, non-negative probabilities; it has negative, "
             "NaN or infinite entries."
@@ -58,4 +91,3 @@ def _check_posterior(proba, n_samples, n_classes):
             f"(e.g. row {int(np.flatnonzero(off)[0])} sums to "
             f"{row_sums[off][0]:.6g}). Pass predict_proba output, or normalise it."
         )
-    return proba
