@@ -75,7 +75,15 @@ def _fold_proba(estimator, X, labels, train, test, n_classes, fit_params):
     return class_columns(proba, model.classes_, n_classes)
 
 
-def out_of_fold_proba(estimator, X, labels, splits, n_classes, *, fit_params, n_jobs):
+def fit_predict_all(estimator, X, labels, n_classes, fit_params):
+    """Fit a clone of `estimator` on every sample; return it and its in-sample proba."""
+    model = clone(estimator).fit(X, labels, **fit_params)
+    return model, class_columns(model.predict_proba(X), model.classes_, n_classes)
+
+
+def out_of_fold_proba(
+    estimator, X, labels, splits, n_classes, *, fit_params, n_jobs, fit_on_all=False
+):
     """Probabilities of every sample from a model that did not train on it.
 
     Parameters
@@ -94,15 +102,29 @@ def out_of_fold_proba(estimator, X, labels, splits, n_classes, *, fit_params, n_
         Passed to each fold's ``fit``; per-sample values are indexed.
     n_jobs : int or None
         Folds fitted in parallel.
+    fit_on_all : bool, default=False
+        Also fit a model on every sample (:func:`fit_predict_all`), in the same
+        parallel batch as the folds (first, as the longest job), so that it
+        runs beside them instead of after them.
 
     Returns
     -------
     proba : ndarray of shape (n_samples, n_classes)
+    on_all : (model, in-sample proba) or None
+        With `fit_on_all`, the model fitted on every sample and its
+        probabilities on them; otherwise None.
     """
-    fold_probas = Parallel(n_jobs=n_jobs)(
+    jobs = [
         delayed(_fold_proba)(estimator, X, labels, train, test, n_classes, fit_params)
         for train, test in splits
-    )
+    ]
+    if fit_on_all:
+        jobs.insert(
+            0, delayed(fit_predict_all)(estimator, X, labels, n_classes, fit_params)
+        )
+    results = Parallel(n_jobs=n_jobs)(jobs)
+    on_all = results.pop(0) if fit_on_all else None
+    fold_probas = results
     dtype = np.result_type(*fold_probas)
     proba = np.empty((labels.shape[0], n_classes), dtype=dtype)
     covered = np.zeros(labels.shape[0], dtype=bool)
@@ -114,4 +136,4 @@ def out_of_fold_proba(estimator, X, labels, splits, n_classes, *, fit_params, n_
             "The cross-validation folds must put every sample in a test fold once "
             "(a partition, like KFold); use such a splitter for cv."
         )
-    return proba
+    return proba, on_all

@@ -731,12 +731,20 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             splitter = check_cv(self.cv, encoded, classifier=True)
         return list(splitter.split(X, encoded, groups))
 
-    def _round_proba(self, model, X, labels, n_classes, splits, fit_params):
+    def _round_proba(
+        self, model, X, labels, n_classes, splits, fit_params, fit_on_all=False
+    ):
         """Fit for one round; return probabilities with one column per class.
 
         With ``splits`` the probabilities are out-of-fold (`model` is cloned per
-        fold and left unfitted); otherwise `model` is fitted on all samples and
-        predicts them.
+        fold and left unfitted), and with `fit_on_all` a model fitted on all
+        samples, with its in-sample probabilities, comes back too (fitted beside
+        the folds); otherwise `model` is fitted on all samples and predicts them.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        on_all : (model, in-sample proba) or None
         """
         if splits is not None:
             return out_of_fold_proba(
@@ -747,9 +755,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 n_classes,
                 fit_params=fit_params,
                 n_jobs=self.n_jobs,
+                fit_on_all=fit_on_all,
             )
         model.fit(X, labels, **fit_params)
-        return class_columns(model.predict_proba(X), model.classes_, n_classes)
+        return class_columns(model.predict_proba(X), model.classes_, n_classes), None
 
     def _validate_X(self, X, *, reset):
         """Check X as scikit-learn does; return what the estimator receives.
@@ -917,15 +926,12 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             self.estimator_ = model
         return self
 
-    def _memorisation(self, estimator, X, encoded, out_of_fold_proba, fit_params):
-        """Fit on the labels as given; measure how much of them it memorises.
+    def _memorisation(self, encoded, out_of_fold_proba, in_sample):
+        """Measure how much of the labels as given a model memorises.
 
-        Returns the fitted model and sets ``memorisation_``.
+        `in_sample` holds the probabilities of a model fitted on all samples with
+        the labels as given, on those samples. Sets ``memorisation_``.
         """
-        model = clone(estimator).fit(X, encoded, **fit_params)
-        in_sample = class_columns(
-            model.predict_proba(X), model.classes_, out_of_fold_proba.shape[1]
-        )
         in_sample_agrees = in_sample.argmax(axis=1) == encoded
         out_of_fold_agrees = out_of_fold_proba.argmax(axis=1) == encoded
         _, gap_error = agreement_gain(in_sample_agrees, out_of_fold_agrees)
@@ -936,7 +942,6 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             "rate": memorisation_rate(in_sample_agrees, out_of_fold_agrees),
             "standard_error": float(gap_error / contradicted) if contradicted else 0.0,
         }
-        return model
 
     def _correct(
         self,
@@ -956,7 +961,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         a refit of a deterministic estimator on the same labels would give.
 
         With out-of-fold confidence and ``min_memorisation > 0``, the first
-        round also fits the model on the labels as given and measures how much of
+        round also fits the model on the labels as given (beside the folds, in
+        the same parallel batch) and measures how much of
         them it memorises (``memorisation_``); below ``min_memorisation`` the run
         ends there, with the labels as given and that model.
 
@@ -999,23 +1005,28 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 if refit:
                     if splits is None and not continuing:
                         model = clone(estimator)
-                    proba = self._round_proba(
+                    measure_memorisation = (
+                        splits is not None
+                        and round_index == 0
+                        and self.min_memorisation > 0
+                    )
+                    proba, on_all = self._round_proba(
                         model if splits is None else estimator,
                         X,
                         corrector.labels,
                         n_classes,
                         splits,
                         fit_params,
+                        fit_on_all=measure_memorisation,
                     )
                     _check_finite_proba(proba, round_index)
                     corrector.add_proba(proba, held_out=splits is not None)
                     fitted_labels = corrector.labels.copy()
                     if splits is None:
                         model_labels = fitted_labels
-                    elif round_index == 0 and self.min_memorisation > 0:
-                        model = self._memorisation(
-                            estimator, X, encoded, proba, fit_params
-                        )
+                    elif measure_memorisation:
+                        model, in_sample = on_all
+                        self._memorisation(encoded, proba, in_sample)
                         model_labels = encoded
                         evidence = self.memorisation_
                         margin = EVIDENCE_STANDARD_ERRORS * evidence["standard_error"]

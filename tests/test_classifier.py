@@ -396,7 +396,8 @@ def test_sample_weight_reaches_every_fit(noisy_blobs, confidence):
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, sample_weight=weights)
     seen = WeightRecordingLogisticRegression.seen_weights
     assert seen and all(w is not None for w in seen)
-    assert seen[-1].shape == weights.shape  # the final fit sees every weight
+    # the fit on all samples (the final fit, or the memorisation test's) sees them all
+    assert any(np.array_equal(w, weights) for w in seen)
 
 
 def test_sample_weight_is_routed_to_a_pipeline_step(noisy_blobs):
@@ -412,7 +413,7 @@ def test_sample_weight_is_routed_to_a_pipeline_step(noisy_blobs):
     seen = WeightRecordingLogisticRegression.seen_weights
     # every fold fit and the fit on all samples get the weights
     assert len(seen) >= plc.cv + 1 and all(w is not None for w in seen)
-    np.testing.assert_array_equal(seen[-1], weights)
+    assert any(np.array_equal(w, weights) for w in seen)
 
 
 def test_step_fit_params_reach_a_pipeline_without_routing(noisy_blobs):
