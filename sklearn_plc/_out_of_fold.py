@@ -1,4 +1,6 @@
-"""Out-of-fold class probabilities on fixed folds, safe when a fold lacks a class.
+"""Held-out class probabilities: out-of-fold on fixed folds, or out-of-bag.
+
+Out-of-fold probabilities are safe when a fold lacks a class.
 
 `sklearn.model_selection.cross_val_predict` fails when a training fold holds a
 single class, which label correction can cause (a class shrinks to a few
@@ -137,3 +139,57 @@ def out_of_fold_proba(
             "(a partition, like KFold); use such a splitter for cv."
         )
     return proba, on_all
+
+
+def supports_out_of_bag(estimator):
+    """Whether `estimator` is a bagging ensemble that can score its out-of-bag samples.
+
+    That is, it has an ``oob_score`` parameter and ``bootstrap=True``
+    (:class:`~sklearn.ensemble.RandomForestClassifier`,
+    :class:`~sklearn.ensemble.BaggingClassifier`, and ExtraTrees with
+    bootstrap).
+    """
+    params = estimator.get_params(deep=False)
+    return "oob_score" in params and params.get("bootstrap") is True
+
+
+def out_of_bag_proba(estimator, X, labels, n_classes, *, fit_params, in_sample):
+    """Probabilities of every sample from the members that did not train on it.
+
+    One fit of a bagging ensemble on every sample: each member trains on a
+    bootstrap sample, and each sample is predicted by the members whose
+    bootstrap sample left it out (``oob_decision_function_``). A sample that
+    every member trained on (rare with tens of members; the ensemble warns)
+    gets uniform probabilities, so it is neither corrected nor counted as
+    agreeing with its label.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        Cloned and fitted with ``oob_score=True``; see `supports_out_of_bag`.
+    X, labels, n_classes, fit_params
+        As in :func:`out_of_fold_proba`; `fit_params` are passed whole.
+    in_sample : bool
+        Also predict the training samples with the fitted ensemble.
+
+    Returns
+    -------
+    proba : ndarray of shape (n_samples, n_classes)
+    on_all : (model, in-sample proba or None)
+        The ensemble, fitted on every sample, and with `in_sample` its
+        probabilities on them.
+    """
+    model = clone(estimator).set_params(oob_score=True)
+    model.fit(X, labels, **fit_params)
+    out_of_bag = np.asarray(model.oob_decision_function_, dtype=np.float64)
+    unseen = ~(out_of_bag.sum(axis=1) > 0)  # no member left it out (0 or NaN)
+    if unseen.any():
+        out_of_bag = out_of_bag.copy()
+        out_of_bag[unseen] = 1.0 / out_of_bag.shape[1]
+    proba = class_columns(out_of_bag, model.classes_, n_classes)
+    predicted = (
+        class_columns(model.predict_proba(X), model.classes_, n_classes)
+        if in_sample
+        else None
+    )
+    return proba, (model, predicted)

@@ -38,7 +38,12 @@ from sklearn.utils.validation import (
 from tqdm.auto import tqdm
 
 from ._corrector import LabelCorrector
-from ._out_of_fold import class_columns, out_of_fold_proba
+from ._out_of_fold import (
+    class_columns,
+    out_of_bag_proba,
+    out_of_fold_proba,
+    supports_out_of_bag,
+)
 from ._parallel import data_sent_once
 from ._params import CORRECTION_CONSTRAINTS, check_threshold_range
 from .correction import (
@@ -52,6 +57,10 @@ __all__ = ["PLCClassifier"]
 
 
 NET_CONFIDENCES = ("training_pass", "eval_pass")
+HELD_OUT_CONFIDENCES = (
+    "cv",
+    "oob",
+)  # each sample predicted by models that did not see it
 
 
 def _default_estimator():
@@ -240,8 +249,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         net with ``"training_pass"`` or ``"eval_pass"`` confidence, which runs
         one pass per epoch for the net's ``max_epochs``.
 
-    confidence : {"auto", "in_sample", "cv", "training_pass", "eval_pass"}, \
-            default="auto"
+    confidence : {"auto", "in_sample", "cv", "oob", "training_pass", \
+            "eval_pass"}, default="auto"
         Where the probabilities ``f(x)`` of each round come from.
 
         - ``"in_sample"``: fit on all samples, predict on the same samples.
@@ -255,6 +264,16 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
           sample predicted by a model that did not see its label; ``cv`` fits a
           round, run in parallel with ``n_jobs``. The same folds are used in
           every round.
+        - ``"oob"`` (bagging ensembles only: an ``oob_score`` parameter and
+          ``bootstrap=True``, e.g. :class:`~sklearn.ensemble.RandomForestClassifier`
+          or :class:`~sklearn.ensemble.BaggingClassifier`): out-of-bag
+          probabilities, each sample predicted by the members whose bootstrap
+          sample left it out. Held out like ``"cv"``, at the cost of one fit a
+          round (with ``oob_score=True``) instead of ``cv``; each of its members
+          trains on a bootstrap sample of all the data, not on
+          ``(cv - 1) / cv`` of it. A sample that no member left out (rare with
+          tens of members) gets uniform probabilities, so it is not corrected.
+          The forest's own ``n_jobs`` parallelises its fits.
         - ``"training_pass"`` (skorch nets only): the net's outputs recorded
           during each epoch's training forward passes, so correction costs no
           extra pass; one training run in all. See
@@ -262,9 +281,13 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         - ``"eval_pass"`` (skorch nets only): ``predict_proba`` on the
           training samples at the end of each epoch that feeds a pass (eval
           mode, one extra inference pass per such epoch).
-        - ``"auto"``: ``"training_pass"`` for a skorch net, else ``"cv"``,
-          which is sound for every estimator. Choose ``"in_sample"`` yourself
-          for speed when the model does not memorise.
+        - ``"auto"``: ``"training_pass"`` for a skorch net; ``"oob"`` for a
+          bagging ensemble, unless ``groups`` are passed to ``fit``; else
+          ``"cv"``, which is sound for every estimator. On the development
+          protocol of ``benchmarks/``, ``"oob"`` gave random forests the gains
+          of ``"cv"`` or more at about 40% of its cost (see
+          ``docs/benchmarks.md``). The choice is ``confidence_``. Choose
+          ``"in_sample"`` yourself for speed when the model does not memorise.
 
     cv : int, cross-validation generator or iterable, default=3
         Folds for ``confidence="cv"``. An int means
@@ -324,20 +347,21 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         averages the noise out, and relabelling its training samples to its own
         predictions only entrenches its own errors (in ``benchmarks/``, even an
         oracle keeping only PLC's right corrections gained nothing there, while
-        PLC lost 2 to 20 points). With ``confidence="cv"``, the first round
-        also fits the model on the labels as given and measures the share of
-        the labels its out-of-fold predictions contradict that it fits in
-        sample (:func:`~sklearn_plc.correction.memorisation_rate`, reported in
+        PLC lost 2 to 20 points). With ``confidence="cv"`` or ``"oob"``, the
+        first round also fits the model on the labels as given and measures the
+        share of the labels its held-out (out-of-fold or out-of-bag)
+        predictions contradict that it fits in sample
+        (:func:`~sklearn_plc.correction.memorisation_rate`, reported in
         ``memorisation_``). Unless the rate, less one standard error, reaches
         ``min_memorisation``, the labels are left as given, that model is the
         final one, and ``termination_condition_`` is ``"labels_kept"``. 0
         corrects whatever the model (the paper). Not used with other
-        confidences, which have no out-of-fold predictions.
+        confidences, which have no held-out predictions.
 
     early_stopping : bool, default=False
-        Choose among rounds by held-out agreement (``confidence="cv"`` only).
-        Each refit judges the labels it was trained on by how often the
-        out-of-fold predictions of its models equal the *given* labels
+        Choose among rounds by held-out agreement (``confidence="cv"`` or
+        ``"oob"``). Each refit judges the labels it was trained on by how often
+        the held-out predictions of its models equal the *given* labels
         (:func:`~sklearn_plc.correction.agreement_gain`; recorded in
         ``history_`` whatever this setting). Where the given label is more often
         right than wrong at every x, a classifier closer to the clean labels has
@@ -355,7 +379,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     revert_if_worse : bool, default=True
         Undo every correction when its models agree clearly worse with the
         given labels than models trained on the labels as given
-        (``confidence="cv"`` only). The last refit's out-of-fold predictions
+        (``confidence="cv"`` or ``"oob"``). The last refit's held-out predictions
         are compared with those of the first on how often they equal the
         *given* labels; where the given label is more often right than wrong
         at every x, labels closer to the clean ones train models with higher
@@ -377,15 +401,18 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Whether to fit ``estimator_`` on the corrected labels after the loop.
         Not used for a net with per-epoch correction: its one training run
         already ends on the corrected labels.
-        With ``confidence="in_sample"`` the model of the last round is reused
-        when it was already trained on exactly the final labels. Set to False
+        With ``confidence="in_sample"`` or ``"oob"`` the model of the last
+        round is reused when it was already trained on exactly the final labels
+        (with ``"oob"`` it keeps ``oob_score=True``). Set to False
         when only ``labels_`` is needed (e.g. to train another model on them):
         with ``"in_sample"``, ``estimator_`` is then the last round's model
-        (trained on the labels before the last pass); with ``"cv"`` no model
-        is kept and the prediction methods raise ``NotFittedError``.
+        (trained on the labels before the last pass), as with ``"oob"``; with
+        ``"cv"`` no model is kept and the prediction methods raise
+        ``NotFittedError``.
 
     n_jobs : int, default=None
-        Parallel jobs for the folds of ``confidence="cv"``. ``None`` means 1
+        Parallel jobs for the folds of ``confidence="cv"`` (with ``"oob"``,
+        set the ensemble's own ``n_jobs``). ``None`` means 1
         unless in a :func:`joblib.parallel_config` context, which may also
         send the folds to a cluster (``backend="dask"`` with a
         ``dask.distributed.Client``, or Ray's joblib backend): see the
@@ -436,8 +463,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         (labels differing from ``y`` after the pass), ``"refit"`` (whether
         the round trained a new model; False when no label had changed since
         the last fit, so the same probabilities were re-examined at the raised
-        threshold) and ``"holdout_agreement"`` (with ``confidence="cv"``, the
-        out-of-fold agreement with the given labels of the models trained on
+        threshold) and ``"holdout_agreement"`` (with ``confidence="cv"`` or
+        ``"oob"``, the held-out agreement with the given labels of the models
+        trained on
         the labels before the pass; None in rounds without a refit and with
         other confidences).
         ``pandas.DataFrame(history_)`` gives a table. One round without a
@@ -458,17 +486,22 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``"interrupted"``: a net's training ended before ``max_epochs``
         (skorch's ``EarlyStopping``), its last epoch corrected.
 
+    confidence_ : str
+        The confidence used: ``confidence``, or what ``"auto"`` chose.
+
     memorisation_ : dict or None
-        With ``confidence="cv"`` and ``min_memorisation > 0``: the evidence for
-        correcting at all, measured on the labels as given:
+        With ``confidence="cv"`` or ``"oob"`` and ``min_memorisation > 0``: the
+        evidence for correcting at all, measured on the labels as given:
         ``"in_sample_agreement"`` and ``"out_of_fold_agreement"`` (share of
         samples whose prediction equals the given label, by a model trained on
-        all samples and by one that did not see the sample), ``"rate"``
+        all samples and by one that did not see the sample: out-of-fold, or
+        out-of-bag with ``"oob"``), ``"rate"``
         (:func:`~sklearn_plc.correction.memorisation_rate`) and its
         ``"standard_error"`` over samples. None otherwise.
 
     selection_ : dict or None
-        The held-out evidence for the returned labels (``confidence="cv"``,
+        The held-out evidence for the returned labels (``confidence="cv"`` or
+        ``"oob"``,
         when the labels were corrected and judged again): ``"round"`` (whose
         refit judged the returned labels; 0 for the labels as given),
         ``"holdout_agreement"``, ``"given_labels_agreement"``, and the paired
@@ -518,7 +551,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     Examples
     --------
-    A random forest memorises its noisy labels, so PLC corrects them:
+    A random forest memorises its noisy labels, so PLC corrects them; it
+    judges each label by the trees that did not train on it (out-of-bag), one
+    forest a round:
 
     >>> import numpy as np
     >>> from sklearn.datasets import make_classification
@@ -532,6 +567,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     >>> plc = PLCClassifier(forest, random_state=0).fit(X, y_noisy)
     >>> bool((plc.labels_ == y).mean() > (y_noisy == y).mean())
     True
+    >>> plc.confidence_
+    'oob'
 
     A logistic regression on 1,000 samples averages the noise out instead: it
     fits in sample only 6% (± 3%) of the labels its out-of-fold predictions
@@ -553,7 +590,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         **CORRECTION_CONSTRAINTS,
         "estimator": [HasMethods(["fit"]), None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "confidence": [StrOptions({"auto", "in_sample", "cv", *NET_CONFIDENCES})],
+        "confidence": [
+            StrOptions({"auto", "in_sample", *HELD_OUT_CONFIDENCES, *NET_CONFIDENCES})
+        ],
         "cv": ["cv_object"],
         "min_memorisation": [Interval(Real, 0, 1, closed="left")],
         "early_stopping": ["boolean"],
@@ -636,10 +675,16 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _get_estimator(self):
         return _default_estimator() if self.estimator is None else self.estimator
 
-    def _resolve_confidence(self):
+    def _resolve_confidence(self, grouped=False):
+        """The confidence that ``"auto"`` stands for (see ``confidence``)."""
         if self.confidence != "auto":
             return self.confidence
-        return "training_pass" if _is_skorch_net(self._get_estimator()) else "cv"
+        estimator = self._get_estimator()
+        if _is_skorch_net(estimator):
+            return "training_pass"
+        if not grouped and supports_out_of_bag(estimator):
+            return "oob"
+        return "cv"
 
     def _resolve_min_correction_rate(self):
         """For refits; a net's callback resolves "auto" itself (per epoch)."""
@@ -648,11 +693,12 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return 0.05
 
     def _check_early_stopping(self, confidence):
-        if self.early_stopping and confidence != "cv":
+        if self.early_stopping and confidence not in HELD_OUT_CONFIDENCES:
             raise ValueError(
-                f"early_stopping=True judges each round's labels by out-of-fold "
-                f"predictions, which confidence={confidence!r} does not make. Use "
-                f"confidence='cv', or early_stopping=False."
+                f"early_stopping=True judges each round's labels by held-out "
+                f"(out-of-fold or out-of-bag) predictions, which "
+                f"confidence={confidence!r} does not make. Use confidence='cv', or "
+                f"early_stopping=False."
             )
         return self.early_stopping
 
@@ -675,6 +721,14 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"its training, so it needs a skorch NeuralNet; "
                 f"{type(estimator).__name__} is not one. Use confidence='cv' or "
                 f"'in_sample'."
+            )
+        if confidence == "oob" and not supports_out_of_bag(estimator):
+            raise ValueError(
+                f"confidence='oob' needs a bagging ensemble that predicts each sample "
+                f"with the members that did not train on it: an oob_score parameter "
+                f"and bootstrap=True (e.g. RandomForestClassifier, or "
+                f"BaggingClassifier). {type(estimator).__name__} is not one, or has "
+                f"bootstrap=False. Use confidence='cv'."
             )
         check_threshold_range(self.theta, self.theta_end)
         if confidence == "cv":
@@ -732,20 +786,35 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return list(splitter.split(X, encoded, groups))
 
     def _round_proba(
-        self, model, X, labels, n_classes, splits, fit_params, fit_on_all=False
+        self,
+        model,
+        X,
+        labels,
+        n_classes,
+        splits,
+        fit_params,
+        fit_on_all=False,
+        out_of_bag=False,
     ):
         """Fit for one round; return probabilities with one column per class.
 
         With ``splits`` the probabilities are out-of-fold (`model` is cloned per
         fold and left unfitted), and with `fit_on_all` a model fitted on all
         samples, with its in-sample probabilities, comes back too (fitted beside
-        the folds); otherwise `model` is fitted on all samples and predicts them.
+        the folds). With `out_of_bag` they are out-of-bag, from a clone of
+        `model` fitted on all samples, which comes back (with its in-sample
+        probabilities if `fit_on_all`). Otherwise `model` is fitted on all
+        samples and predicts them.
 
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
-        on_all : (model, in-sample proba) or None
+        on_all : (model, in-sample proba or None) or None
         """
+        if out_of_bag:
+            return out_of_bag_proba(
+                model, X, labels, n_classes, fit_params=fit_params, in_sample=fit_on_all
+            )
         if splits is not None:
             return out_of_fold_proba(
                 model,
@@ -838,7 +907,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             non-finite probabilities.
         """
         estimator = self._get_estimator()
-        confidence = self._resolve_confidence()
+        confidence = self._resolve_confidence(
+            grouped=fit_params.get("groups") is not None
+        )
+        self.confidence_ = confidence
         _check_not_empty(X=X, y=y)
         classes, encoded = _encode_labels(y)
         if confidence in NET_CONFIDENCES:
@@ -898,6 +970,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 splits,
                 fit_params,
                 continuing,
+                out_of_bag=confidence == "oob",
             )
         self.termination_condition_ = stopped
         if stopped == "max_iter":
@@ -952,6 +1025,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         splits,
         fit_params,
         continuing,
+        out_of_bag=False,
     ):
         """The correction loop: one model (or set of fold models) per round.
 
@@ -960,18 +1034,21 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         probabilities are examined again at the raised threshold, which is what
         a refit of a deterministic estimator on the same labels would give.
 
-        With out-of-fold confidence and ``min_memorisation > 0``, the first
-        round also fits the model on the labels as given (beside the folds, in
-        the same parallel batch) and measures how much of
-        them it memorises (``memorisation_``); below ``min_memorisation`` the run
-        ends there, with the labels as given and that model.
+        With held-out confidence and ``min_memorisation > 0``, the first round
+        also fits the model on the labels as given (beside the folds, in the
+        same parallel batch; out-of-bag, it is the round's own model) and
+        measures how much of them it memorises (``memorisation_``); below
+        ``min_memorisation`` the run ends there, with the labels as given and
+        that model. Out-of-bag, every round's model is fitted on all samples
+        and is kept as the last model.
 
         Returns
         -------
         corrector : LabelCorrector
         model : estimator or None
-            A model fitted on all samples: the last in-sample model, or the model
-            on the labels as given (out-of-fold confidence); None if there is none.
+            A model fitted on all samples: the last in-sample or out-of-bag model,
+            or the model on the labels as given (out-of-fold confidence); None if
+            there is none.
         model_labels : ndarray or None
             The labels `model` was fitted on.
         stopped : str
@@ -990,7 +1067,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             runner_up_ratio=self.runner_up_ratio,
             n_iter_no_change=self.n_iter_no_change if self.early_stopping else None,
         )
-        model = clone(estimator) if splits is None else None
+        held_out = splits is not None or out_of_bag
+        refits_one_model = not held_out  # in-sample: the model that predicts itself
+        model = clone(estimator) if refits_one_model else None
         fitted_labels = model_labels = None
         stopped = "max_iter"
         with tqdm(
@@ -1003,27 +1082,28 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                     or not np.array_equal(fitted_labels, corrector.labels)
                 )
                 if refit:
-                    if splits is None and not continuing:
+                    if refits_one_model and not continuing:
                         model = clone(estimator)
                     measure_memorisation = (
-                        splits is not None
-                        and round_index == 0
-                        and self.min_memorisation > 0
+                        held_out and round_index == 0 and self.min_memorisation > 0
                     )
                     proba, on_all = self._round_proba(
-                        model if splits is None else estimator,
+                        model if refits_one_model else estimator,
                         X,
                         corrector.labels,
                         n_classes,
                         splits,
                         fit_params,
                         fit_on_all=measure_memorisation,
+                        out_of_bag=out_of_bag,
                     )
                     _check_finite_proba(proba, round_index)
-                    corrector.add_proba(proba, held_out=splits is not None)
+                    corrector.add_proba(proba, held_out=held_out)
                     fitted_labels = corrector.labels.copy()
-                    if splits is None:
+                    if refits_one_model:
                         model_labels = fitted_labels
+                    elif out_of_bag and not measure_memorisation:
+                        model, model_labels = on_all[0], fitted_labels
                     elif measure_memorisation:
                         model, in_sample = on_all
                         self._memorisation(encoded, proba, in_sample)

@@ -6,14 +6,19 @@ import pandas as pd
 import pytest
 import sklearn
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.ensemble import RandomForestClassifier
+from sklearn.ensemble import (
+    BaggingClassifier,
+    ExtraTreesClassifier,
+    RandomForestClassifier,
+)
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.model_selection import GridSearchCV, GroupKFold, KFold
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
+from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_plc import PLCClassifier
@@ -147,14 +152,96 @@ def test_kept_labels_reuse_the_model_fitted_on_them(noisy_blobs):
     np.testing.assert_allclose(plc.estimator_.coef_, direct.coef_, rtol=1e-6)
 
 
-def test_a_memorising_model_is_corrected(noisy_blobs):
+@pytest.mark.parametrize("confidence", ["cv", "oob"])
+def test_a_memorising_model_is_corrected(noisy_blobs, confidence):
     forest = RandomForestClassifier(n_estimators=30, random_state=0)
-    plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    plc = PLCClassifier(forest, confidence=confidence, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.memorisation_["rate"] > 0.5
     assert plc.termination_condition_ != "labels_kept"
     assert purity(plc.labels_, noisy_blobs.y_clean) > purity(
         noisy_blobs.y_noisy, noisy_blobs.y_clean
     )
+
+
+@pytest.mark.parametrize(
+    ("estimator", "expected"),
+    [
+        (RandomForestClassifier(n_estimators=30), "oob"),
+        (BaggingClassifier(DecisionTreeClassifier(), n_estimators=20), "oob"),
+        (ExtraTreesClassifier(n_estimators=30), "cv"),  # bootstrap=False
+        (LogisticRegression(), "cv"),
+    ],
+)
+def test_auto_uses_out_of_bag_predictions_for_a_bagging_ensemble(
+    noisy_blobs, estimator, expected
+):
+    plc = PLCClassifier(estimator, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.confidence_ == expected
+
+
+def test_auto_uses_folds_for_a_bagging_ensemble_when_groups_are_given(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=30)
+    plc = PLCClassifier(forest, cv=GroupKFold(3), random_state=0)
+    groups = np.arange(len(noisy_blobs.y_noisy)) % 6
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, groups=groups)
+    assert plc.confidence_ == "cv"
+
+
+def test_out_of_bag_confidence_needs_a_bagging_ensemble(noisy_blobs):
+    plc = PLCClassifier(LogisticRegression(), confidence="oob")
+    with pytest.raises(ValueError, match="confidence='oob' needs a bagging ensemble"):
+        plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+
+
+class FitCountingForest(RandomForestClassifier):
+    """Counts its fits (shared by all clones)."""
+
+    n_fits = 0
+
+    def fit(self, X, y, sample_weight=None):
+        type(self).n_fits += 1
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_out_of_bag_confidence_fits_one_model_a_refit(
+    noisy_blobs,
+):
+    FitCountingForest.n_fits = 0
+    plc = PLCClassifier(FitCountingForest(n_estimators=30), random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    refits = sum(record["refit"] for record in plc.history_)
+    assert plc.confidence_ == "oob"
+    # one forest a refit, and a final one only if the last pass changed labels
+    assert FitCountingForest.n_fits <= refits + 1
+    direct = clone(plc.estimator_).set_params(oob_score=False)
+    direct.fit(noisy_blobs.X, plc.labels_)
+    np.testing.assert_array_equal(
+        plc.predict_proba(noisy_blobs.X), direct.predict_proba(noisy_blobs.X)
+    )
+
+
+@pytest.mark.filterwarnings("ignore")  # the ensembles warn of the missing estimates
+@pytest.mark.parametrize(
+    "ensemble",
+    [
+        RandomForestClassifier(n_estimators=1, random_state=0),  # rows of zeros
+        BaggingClassifier(DecisionTreeClassifier(), n_estimators=1, random_state=0),
+    ],  # BaggingClassifier: rows of NaN
+)
+def test_samples_without_an_out_of_bag_estimate_get_uniform_probabilities(
+    noisy_blobs, ensemble
+):
+    from sklearn_plc._out_of_fold import out_of_bag_proba
+
+    proba, (model, in_sample) = out_of_bag_proba(
+        ensemble, noisy_blobs.X, noisy_blobs.y_noisy, 2, fit_params={}, in_sample=False
+    )
+    uniform = np.isclose(proba, 1 / 2).all(axis=1)
+    assert 0.5 < uniform.mean() < 0.8  # one member trains on about 63% of them
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert in_sample is None and model.oob_score
 
 
 def test_min_memorisation_zero_corrects_whatever_the_model(noisy_blobs):
@@ -505,7 +592,7 @@ def test_sample_weight_of_the_wrong_length_is_rejected(noisy_blobs):
         {"theta_end": 1.5},
         {"theta_end": 0.0},
         {"schedule": "exponential"},
-        {"confidence": "oob"},
+        {"confidence": "out_of_bag"},
         {"window": 0},
         {"min_confidence": 1.5},
         {"min_confidence": -0.1},

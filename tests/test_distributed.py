@@ -39,7 +39,10 @@ def noisy_data():
 
 
 def forest_plc():
-    return PLCClassifier(RandomForestClassifier(20, random_state=0), random_state=0)
+    # the folds of confidence="cv" are what runs on the cluster
+    return PLCClassifier(
+        RandomForestClassifier(20, random_state=0), confidence="cv", random_state=0
+    )
 
 
 def test_a_dask_cluster_gives_the_labels_of_a_serial_fit(client, noisy_data):
