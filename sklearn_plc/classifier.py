@@ -269,11 +269,16 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
           or :class:`~sklearn.ensemble.BaggingClassifier`): out-of-bag
           probabilities, each sample predicted by the members whose bootstrap
           sample left it out. Held out like ``"cv"``, at the cost of one fit a
-          round (with ``oob_score=True``) instead of ``cv``; each of its members
-          trains on a bootstrap sample of all the data, not on
-          ``(cv - 1) / cv`` of it. A sample that no member left out (rare with
-          tens of members) gets uniform probabilities, so it is not corrected.
-          The forest's own ``n_jobs`` parallelises its fits.
+          round (with ``oob_score=True``) instead of ``cv``, but each sample
+          is judged by only the members that left it out (about 37% of them),
+          so its probabilities are coarser than those of ``cv`` fold models
+          with every member. In ``benchmarks/`` it halved the cost of random
+          forests and bagged trees; their gains rose on the development
+          protocol and fell by about a point on data the benchmark never uses
+          (see ``docs/benchmarks.md``), so it is not the default. A sample that
+          no member left out (rare with tens of members) gets uniform
+          probabilities, so it is not corrected. The ensemble's own ``n_jobs``
+          parallelises its fits.
         - ``"training_pass"`` (skorch nets only): the net's outputs recorded
           during each epoch's training forward passes, so correction costs no
           extra pass; one training run in all. See
@@ -281,13 +286,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         - ``"eval_pass"`` (skorch nets only): ``predict_proba`` on the
           training samples at the end of each epoch that feeds a pass (eval
           mode, one extra inference pass per such epoch).
-        - ``"auto"``: ``"training_pass"`` for a skorch net; ``"oob"`` for a
-          bagging ensemble, unless ``groups`` are passed to ``fit``; else
-          ``"cv"``, which is sound for every estimator. On the development
-          protocol of ``benchmarks/``, ``"oob"`` gave random forests the gains
-          of ``"cv"`` or more at about 40% of its cost (see
-          ``docs/benchmarks.md``). The choice is ``confidence_``. Choose
-          ``"in_sample"`` yourself for speed when the model does not memorise.
+        - ``"auto"``: ``"training_pass"`` for a skorch net, else ``"cv"``,
+          which is sound for every estimator (``confidence_`` records the
+          choice). Choose ``"in_sample"`` yourself for speed when the model
+          does not memorise, and ``"oob"`` for speed with a large bagging
+          ensemble.
 
     cv : int, cross-validation generator or iterable, default=3
         Folds for ``confidence="cv"``. An int means
@@ -551,9 +554,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     Examples
     --------
-    A random forest memorises its noisy labels, so PLC corrects them; it
-    judges each label by the trees that did not train on it (out-of-bag), one
-    forest a round:
+    A random forest memorises its noisy labels, so PLC corrects them:
 
     >>> import numpy as np
     >>> from sklearn.datasets import make_classification
@@ -567,8 +568,6 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     >>> plc = PLCClassifier(forest, random_state=0).fit(X, y_noisy)
     >>> bool((plc.labels_ == y).mean() > (y_noisy == y).mean())
     True
-    >>> plc.confidence_
-    'oob'
 
     A logistic regression on 1,000 samples averages the noise out instead: it
     fits in sample only 6% (± 3%) of the labels its out-of-fold predictions
@@ -675,16 +674,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _get_estimator(self):
         return _default_estimator() if self.estimator is None else self.estimator
 
-    def _resolve_confidence(self, grouped=False):
+    def _resolve_confidence(self):
         """The confidence that ``"auto"`` stands for (see ``confidence``)."""
         if self.confidence != "auto":
             return self.confidence
-        estimator = self._get_estimator()
-        if _is_skorch_net(estimator):
-            return "training_pass"
-        if not grouped and supports_out_of_bag(estimator):
-            return "oob"
-        return "cv"
+        return "training_pass" if _is_skorch_net(self._get_estimator()) else "cv"
 
     def _resolve_min_correction_rate(self):
         """For refits; a net's callback resolves "auto" itself (per epoch)."""
@@ -907,9 +901,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             non-finite probabilities.
         """
         estimator = self._get_estimator()
-        confidence = self._resolve_confidence(
-            grouped=fit_params.get("groups") is not None
-        )
+        confidence = self._resolve_confidence()
         self.confidence_ = confidence
         _check_not_empty(X=X, y=y)
         classes, encoded = _encode_labels(y)

@@ -13,7 +13,7 @@ from sklearn.ensemble import (
 )
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import GridSearchCV, GroupKFold, KFold
+from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -165,32 +165,25 @@ def test_a_memorising_model_is_corrected(noisy_blobs, confidence):
 
 
 @pytest.mark.parametrize(
-    ("estimator", "expected"),
-    [
-        (RandomForestClassifier(n_estimators=30), "oob"),
-        (BaggingClassifier(DecisionTreeClassifier(), n_estimators=20), "oob"),
-        (ExtraTreesClassifier(n_estimators=30), "cv"),  # bootstrap=False
-        (LogisticRegression(), "cv"),
-    ],
+    ("confidence", "expected"),
+    [("auto", "cv"), ("oob", "oob"), ("in_sample", "in_sample")],
 )
-def test_auto_uses_out_of_bag_predictions_for_a_bagging_ensemble(
-    noisy_blobs, estimator, expected
-):
-    plc = PLCClassifier(estimator, random_state=0)
+def test_the_confidence_used_is_recorded(noisy_blobs, confidence, expected):
+    forest = RandomForestClassifier(n_estimators=30)
+    plc = PLCClassifier(forest, confidence=confidence, random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.confidence_ == expected
 
 
-def test_auto_uses_folds_for_a_bagging_ensemble_when_groups_are_given(noisy_blobs):
-    forest = RandomForestClassifier(n_estimators=30)
-    plc = PLCClassifier(forest, cv=GroupKFold(3), random_state=0)
-    groups = np.arange(len(noisy_blobs.y_noisy)) % 6
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, groups=groups)
-    assert plc.confidence_ == "cv"
-
-
-def test_out_of_bag_confidence_needs_a_bagging_ensemble(noisy_blobs):
-    plc = PLCClassifier(LogisticRegression(), confidence="oob")
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        LogisticRegression(),
+        ExtraTreesClassifier(n_estimators=10),  # bootstrap=False
+    ],
+)
+def test_out_of_bag_confidence_needs_a_bagging_ensemble(noisy_blobs, estimator):
+    plc = PLCClassifier(estimator, confidence="oob")
     with pytest.raises(ValueError, match="confidence='oob' needs a bagging ensemble"):
         plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
 
@@ -209,10 +202,11 @@ def test_out_of_bag_confidence_fits_one_model_a_refit(
     noisy_blobs,
 ):
     FitCountingForest.n_fits = 0
-    plc = PLCClassifier(FitCountingForest(n_estimators=30), random_state=0)
+    plc = PLCClassifier(
+        FitCountingForest(n_estimators=30), confidence="oob", random_state=0
+    )
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     refits = sum(record["refit"] for record in plc.history_)
-    assert plc.confidence_ == "oob"
     # one forest a refit, and a final one only if the last pass changed labels
     assert FitCountingForest.n_fits <= refits + 1
     direct = clone(plc.estimator_).set_params(oob_score=False)
