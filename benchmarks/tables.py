@@ -580,8 +580,10 @@ def summarise(rows):
                 "recall",
                 "damage",
             ):
-                entry[key_name] = float(
-                    np.nanmean([r["PLC"][key_name] for r in reached])
+                values = np.array([r["PLC"][key_name] for r in reached], dtype=float)
+                # precision of no change is undefined (NaN): average where defined
+                entry[key_name] = (
+                    float(np.nanmean(values)) if np.isfinite(values).any() else np.nan
                 )
         if "cleanlab" in methods:
             for key_name in ("n_flagged", "flagged_precision", "flagged_recall"):
@@ -756,7 +758,8 @@ def _recovery_lines(summary, meta):
         "### Label recovery",
         "",
         "PLC: label purity before → after, correction precision (changed labels now "
-        "right), recall (wrong labels fixed) and damage (right labels made wrong). "
+        "right; – where no label changed), recall (wrong labels fixed) and damage "
+        "(right labels made wrong). "
         "cleanlab removes rather than corrects: labels flagged, and the share of "
         "flagged labels that were wrong (precision) and of wrong labels flagged "
         "(recall). Means over seeds, in %.",
@@ -777,10 +780,15 @@ def _recovery_lines(summary, meta):
         lines.append(
             f"| {name} | {NOISE_CELLS[noise].label} | "
             f"{100 * entry['purity_before']:.1f} → {100 * entry['purity_after']:.1f} "
-            f"| {100 * entry['precision']:.1f} | {100 * entry['recall']:.1f} "
+            f"| {_percent_or_dash(entry['precision'])} | {100 * entry['recall']:.1f} "
             f"| {100 * entry['damage']:.1f} | {clean_cols} |"
         )
     return lines
+
+
+def _percent_or_dash(share):
+    """A share as a percentage; a dash where undefined (NaN: no label changed)."""
+    return "–" if np.isnan(share) else f"{100 * share:.1f}"
 
 
 def _timing_lines(summary, meta):
