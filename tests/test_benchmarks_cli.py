@@ -147,3 +147,32 @@ def test_dev_split_is_another_split_of_the_same_data():
     reported, dev = _data("wine"), _data("wine", DEV_SPLIT)
     assert reported[0].shape == dev[0].shape
     assert not np.array_equal(reported[2], dev[2])
+
+
+def test_unseen_cli_writes_a_table_of_standard_and_plc_per_cell(tmp_path):
+    main(
+        [
+            "unseen",
+            "--models",
+            "naive-bayes",
+            "--datasets",
+            "breast_cancer",
+            "--noises",
+            "U30",
+            "--seeds",
+            "100",
+            "--output",
+            str(tmp_path),
+        ]
+    )
+    results = json.loads((tmp_path / "unseen" / "unseen.json").read_text())
+    (run,) = results["runs"]
+    assert run["model"] == "naive-bayes" and run["seed"] == 100
+    assert 0.6 < run["purity_before"] < 0.8  # 30% uniform noise
+    table = (tmp_path / "unseen" / "unseen.md").read_text()
+    assert "| naive-bayes | breast_cancer | U30 |" in table
+
+
+def test_a_dataset_of_another_command_is_rejected_with_its_choices(tmp_path):
+    with pytest.raises(SystemExit, match="--datasets hard-4 not known to this command"):
+        main(["tables", "--datasets", "hard-4", "--output", str(tmp_path)])
