@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, delayed
+from tqdm.auto import tqdm
 
 SEEDS = (100, 101, 102)
 NOISES = ("I-35", "III-35", "U30")
@@ -204,8 +205,13 @@ def run_unseen(folder, *, models, datasets, noises, seeds, plc_params, jobs, com
         for noise in noises
         for seed in seeds
     ]
-    rows = Parallel(n_jobs=jobs)(
-        delayed(run_cell)(*job, plc_params) for job in jobs_list
+    parallel = Parallel(n_jobs=jobs, return_as="generator")
+    rows = list(
+        tqdm(
+            parallel(delayed(run_cell)(*job, plc_params) for job in jobs_list),
+            total=len(jobs_list),
+            desc="runs",
+        )
     )
     meta = {
         "command": command,
