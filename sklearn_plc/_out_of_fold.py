@@ -77,10 +77,15 @@ def _fold_proba(estimator, X, labels, train, test, n_classes, fit_params):
     return class_columns(proba, model.classes_, n_classes)
 
 
+def in_sample_proba(model, X, n_classes):
+    """A fitted model's probabilities on `X`, one column per class."""
+    return class_columns(model.predict_proba(X), model.classes_, n_classes)
+
+
 def fit_predict_all(estimator, X, labels, n_classes, fit_params):
     """Fit a clone of `estimator` on every sample; return it and its in-sample proba."""
     model = clone(estimator).fit(X, labels, **fit_params)
-    return model, class_columns(model.predict_proba(X), model.classes_, n_classes)
+    return model, in_sample_proba(model, X, n_classes)
 
 
 def out_of_fold_proba(
@@ -187,9 +192,5 @@ def out_of_bag_proba(estimator, X, labels, n_classes, *, fit_params, in_sample):
         out_of_bag = out_of_bag.copy()
         out_of_bag[unseen] = 1.0 / out_of_bag.shape[1]
     proba = class_columns(out_of_bag, model.classes_, n_classes)
-    predicted = (
-        class_columns(model.predict_proba(X), model.classes_, n_classes)
-        if in_sample
-        else None
-    )
+    predicted = in_sample_proba(model, X, n_classes) if in_sample else None
     return proba, (model, predicted)

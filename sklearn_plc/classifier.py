@@ -40,6 +40,7 @@ from tqdm.auto import tqdm
 from ._corrector import LabelCorrector
 from ._out_of_fold import (
     class_columns,
+    in_sample_proba,
     out_of_bag_proba,
     out_of_fold_proba,
     supports_out_of_bag,
@@ -57,10 +58,8 @@ __all__ = ["PLCClassifier"]
 
 
 NET_CONFIDENCES = ("training_pass", "eval_pass")
-HELD_OUT_CONFIDENCES = (
-    "cv",
-    "oob",
-)  # each sample predicted by models that did not see it
+# each sample predicted by models that did not see it
+HELD_OUT_CONFIDENCES = ("cv", "oob")
 
 
 def _default_estimator():
@@ -821,7 +820,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 fit_on_all=fit_on_all,
             )
         model.fit(X, labels, **fit_params)
-        return class_columns(model.predict_proba(X), model.classes_, n_classes), None
+        return in_sample_proba(model, X, n_classes), None
 
     def _validate_X(self, X, *, reset):
         """Check X as scikit-learn does; return what the estimator receives.
@@ -1094,8 +1093,6 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                     fitted_labels = corrector.labels.copy()
                     if refits_one_model:
                         model_labels = fitted_labels
-                    elif out_of_bag and not measure_memorisation:
-                        model, model_labels = on_all[0], fitted_labels
                     elif measure_memorisation:
                         model, in_sample = on_all
                         self._memorisation(encoded, proba, in_sample)
@@ -1106,6 +1103,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                             corrector.run_round(correct=False)
                             stopped = "labels_kept"
                             break
+                    elif out_of_bag:  # every out-of-bag round fits on all samples
+                        model, model_labels = on_all[0], fitted_labels
                 corrector.run_round(refit=refit)
                 last = corrector.history[-1]
                 progress.set_postfix(

@@ -18,8 +18,10 @@ def _check_noise_level(noise_level):
 def _encode(y, classes=None):
     """Validate labels; return ``(classes, encoded)``."""
     y = column_or_1d(y)
-    if classes is None and _is_compact_integer(y):
-        return _encode_compact_integers(y)
+    if classes is None:
+        compact = _encode_compact_integers(y)
+        if compact is not None:
+            return compact
     check_classification_targets(y)
     if classes is None:
         classes, encoded = np.unique(y, return_inverse=True)
@@ -40,25 +42,24 @@ def _encode(y, classes=None):
     return classes, encoded.astype(np.intp, copy=False)
 
 
-def _is_compact_integer(y):
-    """Integer labels spanning a range no wider than a few times their number."""
-    if y.dtype.kind not in "iu" or y.shape[0] == 0:
-        return False
-    return int(y.max()) - int(y.min()) <= 4 * y.shape[0]
-
-
 def _encode_compact_integers(y):
     """`np.unique(y, return_inverse=True)` for compact integers, without a sort.
 
-    One-dimensional integer labels are always binary or multiclass targets, so
-    scikit-learn's target-type check (another sort) is not needed either.
+    None unless `y` holds integers spanning a range no wider than a few times
+    their number. One-dimensional integer labels are always binary or
+    multiclass targets, so scikit-learn's target-type check (another sort) is
+    not needed either.
     """
-    lowest = y.min()
-    offset = y.astype(np.intp) - int(lowest)
+    if y.dtype.kind not in "iu" or y.shape[0] == 0:
+        return None
+    lowest, highest = int(y.min()), int(y.max())
+    if highest - lowest > 4 * y.shape[0]:
+        return None
+    offset = y.astype(np.intp) - lowest
     present = np.flatnonzero(np.bincount(offset))
     position = np.empty(int(present[-1]) + 1, dtype=np.intp)
     position[present] = np.arange(present.shape[0])
-    return (present + int(lowest)).astype(y.dtype), position[offset]
+    return (present + lowest).astype(y.dtype), position[offset]
 
 
 def _check_posterior(proba, n_samples, n_classes):
