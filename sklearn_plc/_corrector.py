@@ -40,6 +40,11 @@ class LabelCorrector:
         Held-out selection (see :meth:`add_proba` with ``held_out=True``): the
         run is :attr:`stalled` after this many judged rounds without a new best
         set of labels. None turns the selection off: the last labels are kept.
+    judged : ndarray of int or None, default=None
+        The samples whose held-out predictions judge a set of labels (see
+        :meth:`add_proba`); None: all of them. PLC passes its validation
+        samples, whose given labels never train a model that sets another
+        sample's label.
     rows : slice, default=slice(None)
         The rows of ``labels`` that the recorded probabilities cover: all of
         them, or this process's share when a net trains on several processes.
@@ -84,7 +89,7 @@ class LabelCorrector:
         ``"holdout_agreement"`` (its out-of-fold agreement with the given
         labels), ``"given_labels_agreement"`` (the same for the labels as
         given), ``"gain"`` and ``"standard_error"`` (the paired gain over the
-        labels as given).
+        labels as given), ``"n_judged"`` (the samples it was measured on).
 
     Notes
     -----
@@ -106,6 +111,7 @@ class LabelCorrector:
         min_confidence=0.0,
         runner_up_ratio=1.0,
         n_iter_no_change=None,
+        judged=None,
         rows=slice(None),
         gather_labels=None,
         to_numpy=np.asarray,
@@ -116,6 +122,7 @@ class LabelCorrector:
         self.runner_up_ratio = runner_up_ratio
         self.to_numpy = to_numpy
         self.n_iter_no_change = n_iter_no_change
+        self.judged = slice(None) if judged is None else judged
         self._best = None  # the best judged labels: round, labels, agreement
         self._reference = None  # the first judged labels (the labels as given)
         self._last = None  # the last judged labels
@@ -220,7 +227,8 @@ class LabelCorrector:
         self._window.append(proba)
 
     def _judge(self, proba):
-        agrees = proba.argmax(axis=1) == self.initial_labels
+        judged = self.judged
+        agrees = proba[judged].argmax(axis=1) == self.initial_labels[judged]
         self._agreement = float(agrees.mean())
         candidate = {"round": self.n_rounds, "labels": None, "agrees": agrees}
         if self._reference is None:
@@ -316,6 +324,7 @@ class LabelCorrector:
             "given_labels_agreement": float(self._reference["agrees"].mean()),
             "gain": gain,
             "standard_error": standard_error,
+            "n_judged": int(judged["agrees"].shape[0]),
         }
 
     def averaged_proba(self):

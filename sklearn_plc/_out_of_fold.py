@@ -89,7 +89,16 @@ def fit_predict_all(estimator, X, labels, n_classes, fit_params):
 
 
 def out_of_fold_proba(
-    estimator, X, labels, splits, n_classes, *, fit_params, n_jobs, fit_on_all=False
+    estimator,
+    X,
+    labels,
+    splits,
+    n_classes,
+    *,
+    fit_params,
+    n_jobs,
+    fit_on_all=False,
+    validation=None,
 ):
     """Probabilities of every sample from a model that did not train on it.
 
@@ -102,7 +111,7 @@ def out_of_fold_proba(
     labels : ndarray of int of shape (n_samples,)
         Labels as class indices.
     splits : list of (train, test) index arrays
-        Folds whose test parts partition the samples.
+        Folds whose test parts partition the samples (all but `validation`).
     n_classes : int
         Number of classes (columns of the result).
     fit_params : dict
@@ -113,6 +122,9 @@ def out_of_fold_proba(
         Also fit a model on every sample (:func:`fit_predict_all`), in the same
         parallel batch as the folds (first, as the longest job), so that it
         runs beside them instead of after them.
+    validation : ndarray of int or None, default=None
+        Samples that no fold trains on: each fold's model also predicts them,
+        and their probabilities are the mean over the folds.
 
     Returns
     -------
@@ -122,7 +134,15 @@ def out_of_fold_proba(
         probabilities on them; otherwise None.
     """
     jobs = [
-        delayed(_fold_proba)(estimator, X, labels, train, test, n_classes, fit_params)
+        delayed(_fold_proba)(
+            estimator,
+            X,
+            labels,
+            train,
+            test if validation is None else np.concatenate([test, validation]),
+            n_classes,
+            fit_params,
+        )
         for train, test in splits
     ]
     if fit_on_all:
@@ -135,9 +155,14 @@ def out_of_fold_proba(
     dtype = np.result_type(*fold_probas)
     proba = np.empty((labels.shape[0], n_classes), dtype=dtype)
     covered = np.zeros(labels.shape[0], dtype=bool)
+    if validation is not None:
+        proba[validation] = 0
+        covered[validation] = True
     for (_, test), fold in zip(splits, fold_probas, strict=True):
-        proba[test] = fold
+        proba[test] = fold[: test.shape[0]]
         covered[test] = True
+        if validation is not None:
+            proba[validation] += fold[test.shape[0] :] / len(fold_probas)
     if not covered.all():
         raise ValueError(
             "The cross-validation folds must put every sample in a test fold once "
@@ -158,7 +183,9 @@ def supports_out_of_bag(estimator):
     return "oob_score" in params and params.get("bootstrap") is True
 
 
-def out_of_bag_proba(estimator, X, labels, n_classes, *, fit_params, in_sample):
+def out_of_bag_proba(
+    estimator, X, labels, n_classes, *, fit_params, in_sample, validation=None
+):
     """Probabilities of every sample from the members that did not train on it.
 
     One fit of a bagging ensemble on every sample: each member trains on a
@@ -176,21 +203,40 @@ def out_of_bag_proba(estimator, X, labels, n_classes, *, fit_params, in_sample):
         As in :func:`out_of_fold_proba`; `fit_params` are passed whole.
     in_sample : bool
         Also predict the training samples with the fitted ensemble.
+    validation : ndarray of int or None, default=None
+        Samples that the ensemble does not train on; every member predicts
+        them.
 
     Returns
     -------
     proba : ndarray of shape (n_samples, n_classes)
     on_all : (model, in-sample proba or None)
-        The ensemble, fitted on every sample, and with `in_sample` its
-        probabilities on them.
+        The ensemble, fitted on every sample but `validation`, and with
+        `in_sample` its probabilities on all samples.
     """
     model = clone(estimator).set_params(oob_score=True)
-    model.fit(X, labels, **fit_params)
+    if validation is None:
+        model.fit(X, labels, **fit_params)
+    else:
+        train = np.setdiff1d(np.arange(labels.shape[0]), validation)
+        model.fit(
+            _safe_indexing(X, train),
+            labels[train],
+            **_per_sample_params(fit_params, train, labels.shape[0]),
+        )
     out_of_bag = np.asarray(model.oob_decision_function_, dtype=np.float64)
     unseen = ~(out_of_bag.sum(axis=1) > 0)  # no member left it out (0 or NaN)
     if unseen.any():
         out_of_bag = out_of_bag.copy()
         out_of_bag[unseen] = 1.0 / out_of_bag.shape[1]
-    proba = class_columns(out_of_bag, model.classes_, n_classes)
+    out_of_bag = class_columns(out_of_bag, model.classes_, n_classes)
+    if validation is None:
+        proba = out_of_bag
+    else:
+        proba = np.empty((labels.shape[0], n_classes), dtype=out_of_bag.dtype)
+        proba[train] = out_of_bag
+        proba[validation] = in_sample_proba(
+            model, _safe_indexing(X, validation), n_classes
+        )
     predicted = in_sample_proba(model, X, n_classes) if in_sample else None
     return proba, (model, predicted)

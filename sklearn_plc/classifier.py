@@ -16,7 +16,13 @@ from sklearn.base import (
 )
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import StratifiedKFold, check_cv
+from sklearn.model_selection import (
+    GroupShuffleSplit,
+    ShuffleSplit,
+    StratifiedKFold,
+    StratifiedShuffleSplit,
+    check_cv,
+)
 from sklearn.utils import check_random_state, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metadata_routing import (
@@ -390,10 +396,26 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         trained on them, ``termination_condition_`` is ``"labels_kept"`` and
         ``selection_["undone"]`` is True. Unlike ``early_stopping``, the
         burden of proof is on harm: on small data, where one standard error is
-        several points, the corrections are kept. It catches a model that
-        memorises but predicts poorly out of fold (its corrections are mostly
-        wrong); it cannot catch noise whose majority is the wrong class, where
-        following the noise also raises the agreement.
+        several points, the corrections are kept. It cannot catch noise whose
+        majority is the wrong class, where following the noise also raises the
+        agreement. Judged on every sample (``validation_fraction=None``), the
+        evidence leaks: a sample's corrected label was set by models that
+        trained on the given labels of the samples that later judge it, so a
+        memorising model's agreement seems to rise even on labels unrelated to
+        X; see ``validation_fraction``.
+
+    validation_fraction : float in (0, 1) or None, default=None
+        Share of the samples set aside to judge the corrections
+        (``revert_if_worse``, ``early_stopping``; only used with either, and
+        ``confidence="cv"`` or ``"oob"``): no model of the correction loop
+        trains on them, so their given labels cannot reach the labels that the
+        judging models train on. They are still corrected, by the mean
+        probabilities of the fold models (with ``"oob"``, of the whole
+        ensemble), and the final model trains on every sample. Stratified by
+        the given labels where every class has two samples (by group with a
+        group-aware ``cv``). The folds are made from the other samples, so each
+        fold's model trains on ``(1 - validation_fraction) (cv - 1) / cv`` of
+        the data. ``None`` judges on every sample's held-out prediction.
 
     n_iter_no_change : int >= 1, default=2
         Judged rounds (refits) without a new best before early stopping ends
@@ -501,13 +523,18 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         (:func:`~sklearn_plc.correction.memorisation_rate`) and its
         ``"standard_error"`` over samples. None otherwise.
 
+    validation_indices_ : ndarray of int or None
+        The samples set aside to judge the corrections (see
+        ``validation_fraction``); None when none were.
+
     selection_ : dict or None
         The held-out evidence for the returned labels (``confidence="cv"`` or
         ``"oob"``,
         when the labels were corrected and judged again): ``"round"`` (whose
         refit judged the returned labels; 0 for the labels as given),
         ``"holdout_agreement"``, ``"given_labels_agreement"``, and the paired
-        ``"gain"`` over the labels as given with its ``"standard_error"``. The
+        ``"gain"`` over the labels as given with its ``"standard_error"``, and
+        ``"n_judged"``, the number of samples they were measured on. The
         labels, ``corrections_`` and ``corrected_iter_`` are those of that
         round. Without early stopping it also has ``"undone"``: whether
         ``revert_if_worse`` undid the corrections, in which case ``"gain"``
@@ -595,6 +622,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         "min_memorisation": [Interval(Real, 0, 1, closed="left")],
         "early_stopping": ["boolean"],
         "revert_if_worse": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
         "final_fit": ["boolean"],
         "n_jobs": [Integral, None],
@@ -621,6 +649,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         min_memorisation=0.1,
         early_stopping=False,
         revert_if_worse=True,
+        validation_fraction=None,
         n_iter_no_change=2,
         final_fit=True,
         n_jobs=None,
@@ -643,6 +672,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.min_memorisation = min_memorisation
         self.early_stopping = early_stopping
         self.revert_if_worse = revert_if_worse
+        self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.final_fit = final_fit
         self.n_jobs = n_jobs
@@ -763,7 +793,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "splitter itself (e.g. cv=GroupKFold(5) and groups=... in fit)."
             )
 
-    def _make_splits(self, X, encoded, rng, groups):
+    def _make_splits(self, X, encoded, rng, groups, train=None):
+        """The folds; with `train`, folds of those samples only (global indices)."""
         if isinstance(self.cv, Integral):
             if groups is not None:
                 raise ValueError(
@@ -776,7 +807,53 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         else:
             splitter = check_cv(self.cv, encoded, classifier=True)
-        return list(splitter.split(X, encoded, groups))
+        if train is None:
+            return list(splitter.split(X, encoded, groups))
+        # splitters read only the number of rows from X
+        folds = splitter.split(
+            np.zeros((train.shape[0], 1)),
+            encoded[train],
+            None if groups is None else np.asarray(groups)[train],
+        )
+        return [(train[fit], train[test]) for fit, test in folds]
+
+    def _split_validation(self, X, encoded, rng, groups):
+        """Set aside ``validation_fraction`` of the samples: (training, validation).
+
+        Stratified by the given labels where every class can have a sample on
+        both sides, by groups with a group-aware ``cv``, otherwise at random.
+        """
+        if not (isinstance(self.cv, Integral) or hasattr(self.cv, "split")):
+            raise ValueError(
+                "validation_fraction sets samples aside before the folds are made, "
+                "so cv must be an int or a splitter (e.g. KFold(5)), not a list of "
+                "(train, test) index pairs. Pass a splitter, or "
+                "validation_fraction=None."
+            )
+        fraction = self.validation_fraction
+        seed = rng.randint(2**31 - 1)
+        n_samples = encoded.shape[0]
+        counts = np.bincount(encoded)
+        n_validation = int(np.ceil(fraction * n_samples))
+        if groups is not None:
+            splitter = GroupShuffleSplit(1, test_size=fraction, random_state=seed)
+        elif counts[counts > 0].min() >= 2 and (
+            counts.shape[0] <= n_validation <= n_samples - counts.shape[0]
+        ):
+            splitter = StratifiedShuffleSplit(1, test_size=fraction, random_state=seed)
+        else:
+            splitter = ShuffleSplit(1, test_size=fraction, random_state=seed)
+        try:
+            train, validation = next(
+                splitter.split(np.zeros((n_samples, 1)), encoded, groups)
+            )
+        except ValueError as error:  # e.g. one side would be empty
+            raise ValueError(
+                f"validation_fraction={fraction} cannot set samples aside from "
+                f"{n_samples}: {error} Use a validation_fraction that leaves "
+                f"samples on both sides, or validation_fraction=None."
+            ) from error
+        return np.sort(train), np.sort(validation)
 
     def _round_proba(
         self,
@@ -788,6 +865,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         fit_params,
         fit_on_all=False,
         out_of_bag=False,
+        validation=None,
     ):
         """Fit for one round; return probabilities with one column per class.
 
@@ -797,7 +875,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         the folds). With `out_of_bag` they are out-of-bag, from a clone of
         `model` fitted on all samples, which comes back (with its in-sample
         probabilities if `fit_on_all`). Otherwise `model` is fitted on all
-        samples and predicts them.
+        samples and predicts them. `validation` samples are predicted by
+        models that did not train on them (see :meth:`_correct`).
 
         Returns
         -------
@@ -806,7 +885,13 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         if out_of_bag:
             return out_of_bag_proba(
-                model, X, labels, n_classes, fit_params=fit_params, in_sample=fit_on_all
+                model,
+                X,
+                labels,
+                n_classes,
+                fit_params=fit_params,
+                in_sample=fit_on_all,
+                validation=validation,
             )
         if splits is not None:
             return out_of_fold_proba(
@@ -818,6 +903,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 fit_params=fit_params,
                 n_jobs=self.n_jobs,
                 fit_on_all=fit_on_all,
+                validation=validation,
             )
         model.fit(X, labels, **fit_params)
         return in_sample_proba(model, X, n_classes), None
@@ -944,9 +1030,18 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         if self.random_state is not None:
             estimator = _seed_unset_random_states(clone(estimator), rng)
+        training = validation = None
+        judges = self.revert_if_worse or self.early_stopping
+        if (
+            confidence in HELD_OUT_CONFIDENCES
+            and judges
+            and self.validation_fraction is not None
+        ):
+            training, validation = self._split_validation(X, encoded, rng, groups)
+        self.validation_indices_ = validation
         splits = None
         if confidence == "cv":
-            splits = self._make_splits(X, encoded, rng, groups)
+            splits = self._make_splits(X, encoded, rng, groups, train=training)
         continuing = confidence == "in_sample" and _sets_warm_start(estimator)
 
         self._check_early_stopping(confidence)
@@ -962,6 +1057,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 fit_params,
                 continuing,
                 out_of_bag=confidence == "oob",
+                validation=validation,
             )
         self.termination_condition_ = stopped
         if stopped == "max_iter":
@@ -990,14 +1086,21 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             self.estimator_ = model
         return self
 
-    def _memorisation(self, encoded, out_of_fold_proba, in_sample):
+    def _memorisation(self, encoded, out_of_fold_proba, in_sample, validation=None):
         """Measure how much of the labels as given a model memorises.
 
         `in_sample` holds the probabilities of a model fitted on all samples with
-        the labels as given, on those samples. Sets ``memorisation_``.
+        the labels as given (but the `validation` samples, with ``"oob"``), on
+        those samples. It is measured outside `validation`. Sets
+        ``memorisation_``.
         """
-        in_sample_agrees = in_sample.argmax(axis=1) == encoded
-        out_of_fold_agrees = out_of_fold_proba.argmax(axis=1) == encoded
+        measured = slice(None)
+        if validation is not None:
+            measured = np.ones(encoded.shape[0], dtype=bool)
+            measured[validation] = False
+        encoded = encoded[measured]
+        in_sample_agrees = in_sample[measured].argmax(axis=1) == encoded
+        out_of_fold_agrees = out_of_fold_proba[measured].argmax(axis=1) == encoded
         _, gap_error = agreement_gain(in_sample_agrees, out_of_fold_agrees)
         contradicted = 1.0 - out_of_fold_agrees.mean()
         self.memorisation_ = {
@@ -1017,6 +1120,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         fit_params,
         continuing,
         out_of_bag=False,
+        validation=None,
     ):
         """The correction loop: one model (or set of fold models) per round.
 
@@ -1032,6 +1136,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``min_memorisation`` the run ends there, with the labels as given and
         that model. Out-of-bag, every round's model is fitted on all samples
         and is kept as the last model.
+
+        With `validation` (indices), no model of the loop trains on those
+        samples (out-of-fold, every fold's model predicts them; out-of-bag,
+        every member does), and only they judge the labels (``selection_``).
 
         Returns
         -------
@@ -1057,6 +1165,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             min_confidence=self.min_confidence,
             runner_up_ratio=self.runner_up_ratio,
             n_iter_no_change=self.n_iter_no_change if self.early_stopping else None,
+            judged=validation,
         )
         held_out = splits is not None or out_of_bag
         refits_one_model = not held_out  # in-sample: the model that predicts itself
@@ -1087,6 +1196,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                         fit_params,
                         fit_on_all=measure_memorisation,
                         out_of_bag=out_of_bag,
+                        validation=validation,
                     )
                     _check_finite_proba(proba, round_index)
                     corrector.add_proba(proba, held_out=held_out)
@@ -1095,8 +1205,15 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                         model_labels = fitted_labels
                     elif measure_memorisation:
                         model, in_sample = on_all
-                        self._memorisation(encoded, proba, in_sample)
-                        model_labels = encoded
+                        self._memorisation(
+                            encoded,
+                            proba,
+                            in_sample,
+                            validation if out_of_bag else None,
+                        )
+                        # out-of-bag with validation samples, it did not train on all
+                        trained_on_all = not (out_of_bag and validation is not None)
+                        model_labels = encoded if trained_on_all else None
                         evidence = self.memorisation_
                         margin = EVIDENCE_STANDARD_ERRORS * evidence["standard_error"]
                         if evidence["rate"] - margin < self.min_memorisation:
@@ -1105,6 +1222,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                             break
                     elif out_of_bag:  # every out-of-bag round fits on all samples
                         model, model_labels = on_all[0], fitted_labels
+                        if validation is not None:  # but the validation samples
+                            model_labels = None
                 corrector.run_round(refit=refit)
                 last = corrector.history[-1]
                 progress.set_postfix(
@@ -1186,6 +1305,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.recorded_bytes_ = callback.recorded_bytes_
         self.warm_up_ = callback.warm_up_
         self.memorisation_ = None  # no out-of-fold predictions in one training run
+        self.validation_indices_ = None
         self.estimator_ = net
         return self
 

@@ -287,6 +287,92 @@ def test_revert_if_worse_false_keeps_the_corrections_and_reports_the_evidence(
     assert plc.corrections_["sample"].size > 0
 
 
+class RowRecordingForest(RandomForestClassifier):
+    """Remembers the last column (a row id) of every training set (all clones)."""
+
+    seen_rows = []
+
+    def fit(self, X, y, sample_weight=None):
+        type(self).seen_rows.append(np.asarray(X)[:, -1].astype(int))
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def with_row_ids(X):
+    return np.column_stack([X, np.arange(X.shape[0])])
+
+
+@pytest.mark.parametrize("confidence", ["cv", "oob"])
+def test_no_correcting_model_trains_on_the_validation_samples(noisy_blobs, confidence):
+    RowRecordingForest.seen_rows = []
+    forest = RowRecordingForest(n_estimators=20, random_state=0)
+    plc = PLCClassifier(
+        forest, confidence=confidence, validation_fraction=0.2, random_state=0
+    )
+    X = with_row_ids(noisy_blobs.X)
+    plc.fit(X, noisy_blobs.y_noisy)
+    validation = plc.validation_indices_
+    on_all = [rows for rows in RowRecordingForest.seen_rows if rows.size == len(X)]
+    others = [rows for rows in RowRecordingForest.seen_rows if rows.size < len(X)]
+    assert len(on_all) <= 2  # the memorisation test's model (cv), the final model
+    assert len(others) >= plc.n_iter_ and plc.history_[0]["n_corrected"] > 0
+    assert not any(np.isin(validation, rows).any() for rows in others)
+
+
+def test_the_validation_samples_alone_judge_the_labels(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    plc = PLCClassifier(forest, validation_fraction=0.2, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.validation_indices_.size == int(np.ceil(0.2 * len(noisy_blobs.X)))
+    assert plc.selection_["n_judged"] == plc.validation_indices_.size
+
+
+def test_validation_samples_are_corrected_too(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    plc = PLCClassifier(forest, validation_fraction=0.2, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    validation = plc.validation_indices_
+    assert (plc.labels_[validation] != noisy_blobs.y_noisy[validation]).any()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_validation_evidence_sees_no_gain_on_labels_unrelated_to_X(seed):
+    # No model can predict these labels, so no set of training labels can
+    # raise the held-out agreement. Without set-aside samples the corrections
+    # carry each fold's given labels into the labels its judges train on, and
+    # the agreement seems to rise by several standard errors.
+    rng = np.random.RandomState(seed)
+    X, y = rng.normal(size=(600, 5)), rng.randint(0, 3, 600)
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, validation_fraction=0.25, random_state=seed).fit(X, y)
+    assert plc.corrections_["sample"].size > 0
+    evidence = plc.selection_
+    assert abs(evidence["gain"]) < 2.5 * evidence["standard_error"]
+
+
+def test_validation_fraction_is_unused_when_nothing_judges(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    plc = PLCClassifier(
+        forest, validation_fraction=0.2, revert_if_worse=False, random_state=0
+    )
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.validation_indices_ is None
+
+
+def test_validation_fraction_needs_cv_as_a_splitter(noisy_blobs):
+    folds = list(KFold(3).split(noisy_blobs.X))
+    plc = PLCClassifier(cv=folds, validation_fraction=0.2)
+    with pytest.raises(ValueError, match="cv must be an int or a splitter"):
+        plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+
+
+def test_validation_fraction_that_leaves_no_training_sample_is_explained():
+    X, y = np.arange(24.0).reshape(12, 2), np.array([0, 1] * 6)
+    forest = RandomForestClassifier(n_estimators=5, random_state=0)
+    plc = PLCClassifier(forest, validation_fraction=0.99, cv=2)
+    with pytest.raises(ValueError, match=r"validation_fraction=0\.99 cannot set"):
+        plc.fit(X, y)
+
+
 def test_held_out_agreement_is_recorded_at_each_refit(noisy_blobs):
     forest = RandomForestClassifier(n_estimators=30, random_state=0)
     plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
