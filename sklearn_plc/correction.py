@@ -39,9 +39,11 @@ SCHEDULES = ("additive", "multiplicative")
 EVIDENCE_STANDARD_ERRORS = 1.0
 # How many standard errors below the labels as given the corrected labels' held-out
 # agreement must fall before PLC undoes its corrections (``revert_if_worse``): the
-# burden of proof is on harm, so that small data, where one standard error is
-# several points, keeps PLC's corrections.
-WORSE_STANDARD_ERRORS = 2.0
+# same bar as for acting on any other evidence, now that the agreement is measured on
+# samples no correcting model trained on (``validation_fraction``). On the
+# development protocol 2 (the earlier bar, for evidence that leaked) undid too few
+# harmful runs and "any loss" (0) too many helpful ones.
+WORSE_STANDARD_ERRORS = EVIDENCE_STANDARD_ERRORS
 # Probabilities per block of rows in a correction pass (about 1 MB of float32).
 PASS_BLOCK_VALUES = 1 << 18
 
