@@ -358,11 +358,13 @@ def test_validation_fraction_is_unused_when_nothing_judges(noisy_blobs):
     assert plc.validation_indices_ is None
 
 
-def test_validation_fraction_needs_cv_as_a_splitter(noisy_blobs):
+def test_folds_given_as_index_pairs_are_used_as_they_are(noisy_blobs):
     folds = list(KFold(3).split(noisy_blobs.X))
-    plc = PLCClassifier(cv=folds, validation_fraction=0.2)
-    with pytest.raises(ValueError, match="cv must be an int or a splitter"):
-        plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    plc = PLCClassifier(forest, cv=folds, validation_fraction=0.2, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.validation_indices_ is None
+    assert plc.selection_["n_judged"] == len(noisy_blobs.X)
 
 
 def test_validation_fraction_that_leaves_no_training_sample_is_explained():

@@ -115,11 +115,26 @@ def test_groups_reach_a_group_aware_splitter(noisy_blobs):
             return super().split(X, y, groups)
 
     groups = np.arange(len(noisy_blobs.y_noisy)) // 20
-    PLCClassifier(cv=RecordingGroupKFold(5), random_state=0).fit(
+    plc = PLCClassifier(cv=RecordingGroupKFold(5), random_state=0).fit(
         noisy_blobs.X, noisy_blobs.y_noisy, groups=groups
     )
+    # the folds are made from the samples not set aside for validation
+    training = np.setdiff1d(np.arange(len(groups)), plc.validation_indices_)
     assert RecordingGroupKFold.seen
-    assert all(np.array_equal(seen, groups) for seen in RecordingGroupKFold.seen)
+    assert all(
+        np.array_equal(seen, groups[training]) for seen in RecordingGroupKFold.seen
+    )
+
+
+def test_validation_samples_are_whole_groups(noisy_blobs):
+    groups = np.arange(len(noisy_blobs.y_noisy)) // 20
+    plc = PLCClassifier(cv=GroupKFold(5), random_state=0).fit(
+        noisy_blobs.X, noisy_blobs.y_noisy, groups=groups
+    )
+    validation = plc.validation_indices_
+    training = np.setdiff1d(np.arange(len(groups)), validation)
+    assert validation.size > 0
+    assert not np.isin(groups[validation], groups[training]).any()
 
 
 def test_groups_are_routed_to_the_splitter_with_metadata_routing(noisy_blobs):

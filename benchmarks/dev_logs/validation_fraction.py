@@ -1,0 +1,134 @@
+"""Dev protocol log: validation_fraction and the undo bar (docs/benchmarks.md).
+
+Run from the repository root at the commit that introduced validation_fraction
+(its default was then None, the undo bar 2 standard errors):
+
+    python benchmarks/dev_logs/validation_fraction.py hard  OUT.json default,vf20e
+    python benchmarks/dev_logs/validation_fraction.py tables OUT.json default,vf20e
+    python benchmarks/dev_logs/validation_fraction.py lr    OUT.json default,vf20e
+
+Variants: "_undo" sets the undo bar (sklearn_plc.classifier.WORSE_STANDARD_ERRORS)
+in the worker. Dev split 1 and seeds 100-102 only; nothing here uses split 0.
+"""
+
+import json
+import sys
+import warnings
+
+import numpy as np
+from joblib import Parallel, delayed
+
+VARIANTS = {
+    "default": {},
+    "vf10": {"validation_fraction": 0.1},
+    "vf20": {"validation_fraction": 0.2},
+    "vf20e": {"validation_fraction": 0.2, "_undo": 1.0},
+    "vf10e": {"validation_fraction": 0.1, "_undo": 1.0},
+    "vf20z": {"validation_fraction": 0.2, "_undo": 0.0},
+    "vf30e": {"validation_fraction": 0.3, "_undo": 1.0},
+}
+
+
+def load(name, seed):
+    from sklearn.datasets import make_classification
+    from sklearn.model_selection import train_test_split
+
+    X, y = make_classification(
+        2000, 20, n_informative=8, n_classes=3, n_clusters_per_class=2, random_state=11
+    )
+    return train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
+
+
+def run(dataset, model, noise, seed, variants):
+    warnings.simplefilter("ignore")
+    import sklearn_plc.classifier as C
+    from sklearn_plc import PLCClassifier
+
+    if dataset == "hard-dev":
+        from benchmarks.unseen import _model, _noise
+
+        Xtr, Xte, ytr, yte = load(dataset, seed)
+        _, yn = _noise(noise, seed).fit_resample(Xtr, ytr)
+
+        def make():
+            return _model(model)
+    else:
+        from benchmarks import tables as T
+
+        _, post, _ = T._posterior(dataset, 1, 1)
+        Xtr, Xte, ytr, yte = T._data(dataset, 1)
+        try:
+            yn, _, _ = T.NOISE_CELLS[noise].corrupt(ytr, post, seed)
+        except ValueError:
+            return None
+        make = T.DATASETS[dataset].base_model
+    std = make().fit(Xtr, yn)
+    out = dict(
+        dataset=dataset,
+        model=model,
+        noise=noise,
+        seed=seed,
+        std=float(np.mean(std.predict(Xte) == yte)),
+    )
+    for v in variants:
+        params = dict(VARIANTS[v])
+        undo = params.pop("_undo", 2.0)
+        C.WORSE_STANDARD_ERRORS = undo
+        p = PLCClassifier(make(), random_state=seed, **params).fit(Xtr, yn)
+        sel = p.selection_ or {}
+        out[v] = dict(
+            acc=float(np.mean(p.predict(Xte) == yte)),
+            z=float(sel.get("gain", np.nan) / sel["standard_error"])
+            if sel and sel["standard_error"] > 0
+            else None,
+            undone=bool(sel.get("undone", False)),
+            kept=p.termination_condition_ == "labels_kept",
+            pur=float(np.mean(p.labels_ == ytr)),
+        )
+    return out
+
+
+if __name__ == "__main__":
+    what, out, variants = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
+    if what == "hard":
+        jobs = [
+            ("hard-dev", m, n, s)
+            for m in (
+                "random-forest",
+                "bagged-trees",
+                "gradient-boosting",
+                "5-nn",
+                "extra-trees",
+            )
+            for n in ("I-35", "III-35", "U30")
+            for s in (100, 101, 102)
+        ]
+    elif what == "lr":
+        from benchmarks.tables import MEMORISING_NOISES, NOISE_CELLS
+
+        jobs = [
+            (d, "base", n, s)
+            for d in ("blobs-2d", "synthetic-5")
+            for n in NOISE_CELLS
+            for s in (100, 101, 102)
+        ]
+        jobs += [
+            ("weak-lr", "base", n, s)
+            for n in MEMORISING_NOISES
+            for s in (100, 101, 102)
+        ]
+    else:
+        from benchmarks.tables import MEMORISING_NOISES, NOISE_CELLS
+
+        jobs = [
+            (d, "base", n, s)
+            for d in ("wine-rf", "synthetic-5-rf")
+            for n in MEMORISING_NOISES
+            for s in (100, 101, 102)
+        ]
+        jobs += [("wine", "base", n, s) for n in NOISE_CELLS for s in (100, 101, 102)]
+    rows = Parallel(n_jobs=2)(delayed(run)(*j, variants) for j in jobs)
+    rows = [r for r in rows if r is not None]
+    with open(out, "w") as file:
+        json.dump(rows, file)
+    print("done", len(rows))
