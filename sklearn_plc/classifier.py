@@ -385,19 +385,20 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         raises.
 
     revert_if_worse : bool, default=True
-        Undo every correction when its models agree clearly worse with the given labels
-        than models trained on the labels as given (``confidence="cv"`` or ``"oob"``).
-        The last refit's predictions on the validation samples (see
-        ``validation_fraction``) are compared with those of the first on how often they
-        equal the *given* labels; where the given label is more often right than wrong
-        at every x, labels closer to the clean ones train models with higher expected
-        agreement. If the paired gain is more than one standard error below zero, the
+        Undo every correction when its models agree clearly worse with the
+        given labels than models trained on the labels as given
+        (``confidence="cv"`` or ``"oob"``). The last refit's predictions on the
+        validation samples (see ``validation_fraction``) are compared with
+        those of the first on how often they equal the *given* labels; where
+        the given label is more often right than wrong at every x, labels
+        closer to the clean ones train models with higher expected agreement.
+        If the paired gain is more than one standard error below zero, the
         labels are returned as given, the final model is trained on them,
-        ``termination_condition_`` is ``"labels_kept"`` and ``selection_["undone"]`` is
-        True. Unlike ``early_stopping``, the burden of proof is on harm: the corrections
-        stay unless they are worse by more than one standard error. It cannot catch
-        noise whose majority is the wrong class, where following the noise also raises
-        the agreement.
+        ``termination_condition_`` is ``"labels_kept"`` and
+        ``selection_["undone"]`` is True. Unlike ``early_stopping``, the burden
+        of proof is on harm: the corrections stay unless they are worse by more
+        than one standard error. It cannot catch noise whose majority is the
+        wrong class, where following the noise also raises the agreement.
 
     validation_fraction : float in (0, 1) or None, default=0.2
         Share of the samples set aside to judge the corrections
@@ -829,11 +830,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         fraction = self.validation_fraction
         seed = rng.randint(2**31 - 1)
         n_samples = encoded.shape[0]
-        counts = np.bincount(encoded)
+        counts = np.bincount(encoded)  # every class is present
         n_validation = int(np.ceil(fraction * n_samples))
         if groups is not None:
             splitter = GroupShuffleSplit(1, test_size=fraction, random_state=seed)
-        elif counts[counts > 0].min() >= 2 and (
+        elif counts.min() >= 2 and (
             counts.shape[0] <= n_validation <= n_samples - counts.shape[0]
         ):
             splitter = StratifiedShuffleSplit(1, test_size=fraction, random_state=seed)
@@ -1167,6 +1168,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         )
         held_out = splits is not None or out_of_bag
         refits_one_model = not held_out  # in-sample: the model that predicts itself
+        # out-of-bag, the round's ensemble ("on all") leaves the validation samples out
+        left_out_of_all = validation if out_of_bag else None
+        on_all_sees_all = left_out_of_all is None
         model = clone(estimator) if refits_one_model else None
         fitted_labels = model_labels = None
         stopped = "max_iter"
@@ -1203,15 +1207,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                         model_labels = fitted_labels
                     elif measure_memorisation:
                         model, in_sample = on_all
-                        self._memorisation(
-                            encoded,
-                            proba,
-                            in_sample,
-                            validation if out_of_bag else None,
-                        )
-                        # out-of-bag with validation samples, it did not train on all
-                        trained_on_all = not (out_of_bag and validation is not None)
-                        model_labels = encoded if trained_on_all else None
+                        self._memorisation(encoded, proba, in_sample, left_out_of_all)
+                        model_labels = encoded if on_all_sees_all else None
                         evidence = self.memorisation_
                         margin = EVIDENCE_STANDARD_ERRORS * evidence["standard_error"]
                         if evidence["rate"] - margin < self.min_memorisation:
@@ -1219,9 +1216,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                             stopped = "labels_kept"
                             break
                     elif out_of_bag:  # every out-of-bag round fits on all samples
-                        model, model_labels = on_all[0], fitted_labels
-                        if validation is not None:  # but the validation samples
-                            model_labels = None
+                        model = on_all[0]
+                        model_labels = fitted_labels if on_all_sees_all else None
                 corrector.run_round(refit=refit)
                 last = corrector.history[-1]
                 progress.set_postfix(
