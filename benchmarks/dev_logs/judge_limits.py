@@ -1,4 +1,4 @@
-"""Dev protocol log: what limits the set-aside judge; three variants not shipped.
+"""Dev protocol log: what limits the set-aside judge; four variants not shipped.
 
 Variants (none is in the library; docs/benchmarks.md, "What the noisy-label judge
 cannot see"):
@@ -8,21 +8,26 @@ cannot see"):
   least ``PLC_FLOOR`` of the time (isotonic fit of out-of-fold agreement on the
   top-class probability, recomputed at every pass);
 - a stricter end threshold (``theta_end`` 0.5 and 0.7);
-- the undo decision pooled over ``K`` independent set-aside draws.
+- the undo decision pooled over ``K`` independent set-aside draws;
+- class distribution alignment before each pass (``PLC_ALIGN=1``): each class's
+  probability scaled by its given-label frequency over its mean predicted
+  probability (a lead, measured last).
 
-The floor and the pooled judge need ``judge_limits.patch`` (an environment switch
-and a handle on the run's ``LabelCorrector``) applied to commit 4ed9eef in a
-separate worktree; run from that worktree's root:
+The floor, the alignment and the pooled judge need ``judge_limits.patch``
+(environment switches and a handle on the run's ``LabelCorrector``) applied to
+commit 4ed9eef in a separate worktree; run from that worktree's root:
 
     PLC_FLOOR=0.5 python benchmarks/dev_logs/judge_limits.py probe OUT.json
     python benchmarks/dev_logs/judge_limits.py probe OUT.json "{'theta_end': 0.5}"
     K=4 python benchmarks/dev_logs/judge_limits.py pooled tables OUT.json
     K=4 python benchmarks/dev_logs/judge_limits.py pooled hard OUT.json
+    PLC_ALIGN=1 python benchmarks/dev_logs/judge_limits.py probe OUT.json
     python benchmarks/dev_logs/judge_limits.py summary \
         benchmarks/dev_logs/judge_limits.json
 
 The floor on the tables' and hard-dev cells ran through ``validation_fraction.py``
-(variant ``vf20e``, the shipped defaults) with ``PLC_FLOOR=0.5`` set. Dev data only:
+(variant ``vf20e``, the shipped defaults) with ``PLC_FLOOR=0.5`` or ``PLC_ALIGN=1``
+set. Dev data only:
 split 1 of the tables' datasets, the 3-class ``hard-dev`` set of
 ``validation_fraction.py`` and a 4-class ``hard4-dev`` set (``make_classification``,
 ``random_state=13``; the unseen check's hard-4 uses 7), seeds 100-103.
@@ -177,7 +182,13 @@ def summary(path):
                     f"{sum(g >= -0.5 for g in gains)} of {len(gains)} cells >= "
                     f"Standard - 0.5, worst {min(gains):+.1f}"
                 )
-    for name in ("hard4_p4", "hard4_p4_f5", "hard4_p4_te5", "hard4_p4_te7"):
+    for name in (
+        "hard4_p4",
+        "hard4_p4_f5",
+        "hard4_p4_te5",
+        "hard4_p4_te7",
+        "hard4_align",
+    ):
         for model in ("bagged-trees", "gradient-boosting", "5-nn"):
             runs = [r for r in logged[name] if r["model"] == model]
             if not runs:
