@@ -42,8 +42,6 @@ from collections import defaultdict
 import numpy as np
 from joblib import Parallel, delayed
 
-MODELS = ("random-forest", "bagged-trees", "gradient-boosting", "5-nn", "extra-trees")
-
 
 def load_hard4(seed):
     from sklearn.datasets import make_classification
@@ -56,24 +54,16 @@ def load_hard4(seed):
 
 
 def _cell(dataset, model, noise, seed):
-    """Training and test data with the cell's noise, and a model factory."""
-    if dataset in ("hard-dev", "hard4-dev"):
-        from benchmarks.dev_logs.validation_fraction import load
-        from benchmarks.unseen import _model, _noise
+    """As ``validation_fraction.noisy_cell``, and the ``hard4-dev`` set."""
+    if dataset != "hard4-dev":
+        from benchmarks.dev_logs.validation_fraction import noisy_cell
 
-        data = load(dataset, seed) if dataset == "hard-dev" else load_hard4(seed)
-        X_train, X_test, y_train, y_test = data
-        _, y_noisy = _noise(noise, seed).fit_resample(X_train, y_train)
-        return X_train, X_test, y_train, y_test, y_noisy, lambda: _model(model)
-    from benchmarks import tables as T
+        return noisy_cell(dataset, model, noise, seed)
+    from benchmarks.unseen import _model, _noise
 
-    _, posterior, _ = T._posterior(dataset, 1, 1)
-    X_train, X_test, y_train, y_test = T._data(dataset, 1)
-    try:
-        y_noisy, _, _ = T.NOISE_CELLS[noise].corrupt(y_train, posterior, seed)
-    except ValueError:
-        return None
-    return X_train, X_test, y_train, y_test, y_noisy, T.DATASETS[dataset].base_model
+    X_train, X_test, y_train, y_test = load_hard4(seed)
+    _, y_noisy = _noise(noise, seed).fit_resample(X_train, y_train)
+    return X_train, X_test, y_train, y_test, y_noisy, lambda: _model(model)
 
 
 def probe(model, noise, seed, params):
@@ -216,27 +206,10 @@ if __name__ == "__main__":
             for s in (100, 101, 102, 103)
         ]
     else:
-        what, out, draws = sys.argv[2], sys.argv[3], int(os.environ.get("K", 4))
-        if what == "hard":
-            cells = [
-                ("hard-dev", m, n, s)
-                for m in MODELS
-                for n in ("I-35", "III-35", "U30")
-                for s in (100, 101, 102)
-            ]
-        else:
-            from benchmarks.tables import MEMORISING_NOISES, NOISE_CELLS
+        from benchmarks.dev_logs.validation_fraction import cells
 
-            cells = [
-                (d, "base", n, s)
-                for d in ("wine-rf", "synthetic-5-rf")
-                for n in MEMORISING_NOISES
-                for s in (100, 101, 102)
-            ]
-            cells += [
-                ("wine", "base", n, s) for n in NOISE_CELLS for s in (100, 101, 102)
-            ]
-        jobs = [delayed(pooled)(*cell, draws) for cell in cells]
+        what, out, draws = sys.argv[2], sys.argv[3], int(os.environ.get("K", 4))
+        jobs = [delayed(pooled)(*cell, draws) for cell in cells(what)]
     rows = [row for row in Parallel(n_jobs=2)(jobs) if row is not None]
     with open(out, "w") as file:
         json.dump(rows, file)

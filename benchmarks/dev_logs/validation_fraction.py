@@ -18,6 +18,13 @@ import warnings
 import numpy as np
 from joblib import Parallel, delayed
 
+HARD_MODELS = (
+    "random-forest",
+    "bagged-trees",
+    "gradient-boosting",
+    "5-nn",
+    "extra-trees",
+)
 VARIANTS = {
     "default": {},
     "vf10": {"validation_fraction": 0.1},
@@ -39,29 +46,68 @@ def load(name, seed):
     return train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
 
 
-def run(dataset, model, noise, seed, variants):
-    warnings.simplefilter("ignore")
-    import sklearn_plc.classifier as C
-    from sklearn_plc import PLCClassifier
+def noisy_cell(dataset, model, noise, seed):
+    """One dev cell: ``(X_train, X_test, y_train, y_test, y_noisy, make_model)``.
 
+    None where the tables' noise cannot be drawn for this dataset.
+    """
     if dataset == "hard-dev":
         from benchmarks.unseen import _model, _noise
 
         Xtr, Xte, ytr, yte = load(dataset, seed)
         _, yn = _noise(noise, seed).fit_resample(Xtr, ytr)
+        return Xtr, Xte, ytr, yte, yn, lambda: _model(model)
+    from benchmarks import tables as T
 
-        def make():
-            return _model(model)
-    else:
-        from benchmarks import tables as T
+    _, post, _ = T._posterior(dataset, 1, 1)
+    Xtr, Xte, ytr, yte = T._data(dataset, 1)
+    try:
+        yn, _, _ = T.NOISE_CELLS[noise].corrupt(ytr, post, seed)
+    except ValueError:
+        return None
+    return Xtr, Xte, ytr, yte, yn, T.DATASETS[dataset].base_model
 
-        _, post, _ = T._posterior(dataset, 1, 1)
-        Xtr, Xte, ytr, yte = T._data(dataset, 1)
-        try:
-            yn, _, _ = T.NOISE_CELLS[noise].corrupt(ytr, post, seed)
-        except ValueError:
-            return None
-        make = T.DATASETS[dataset].base_model
+
+def cells(what):
+    """The dev cells (dataset, model, noise, seed) of ``hard``, ``lr`` or ``tables``."""
+    from benchmarks.tables import MEMORISING_NOISES, NOISE_CELLS
+
+    seeds = (100, 101, 102)
+    if what == "hard":
+        return [
+            ("hard-dev", m, n, s)
+            for m in HARD_MODELS
+            for n in ("I-35", "III-35", "U30")
+            for s in seeds
+        ]
+    if what == "lr":
+        jobs = [
+            (d, "base", n, s)
+            for d in ("blobs-2d", "synthetic-5")
+            for n in NOISE_CELLS
+            for s in seeds
+        ]
+        return jobs + [
+            ("weak-lr", "base", n, s) for n in MEMORISING_NOISES for s in seeds
+        ]
+    jobs = [
+        (d, "base", n, s)
+        for d in ("wine-rf", "synthetic-5-rf")
+        for n in MEMORISING_NOISES
+        for s in seeds
+    ]
+    return jobs + [("wine", "base", n, s) for n in NOISE_CELLS for s in seeds]
+
+
+def run(dataset, model, noise, seed, variants):
+    warnings.simplefilter("ignore")
+    import sklearn_plc.classifier as C
+    from sklearn_plc import PLCClassifier
+
+    cell = noisy_cell(dataset, model, noise, seed)
+    if cell is None:
+        return None
+    Xtr, Xte, ytr, yte, yn, make = cell
     std = make().fit(Xtr, yn)
     out = dict(
         dataset=dataset,
@@ -90,44 +136,7 @@ def run(dataset, model, noise, seed, variants):
 
 if __name__ == "__main__":
     what, out, variants = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
-    if what == "hard":
-        jobs = [
-            ("hard-dev", m, n, s)
-            for m in (
-                "random-forest",
-                "bagged-trees",
-                "gradient-boosting",
-                "5-nn",
-                "extra-trees",
-            )
-            for n in ("I-35", "III-35", "U30")
-            for s in (100, 101, 102)
-        ]
-    elif what == "lr":
-        from benchmarks.tables import MEMORISING_NOISES, NOISE_CELLS
-
-        jobs = [
-            (d, "base", n, s)
-            for d in ("blobs-2d", "synthetic-5")
-            for n in NOISE_CELLS
-            for s in (100, 101, 102)
-        ]
-        jobs += [
-            ("weak-lr", "base", n, s)
-            for n in MEMORISING_NOISES
-            for s in (100, 101, 102)
-        ]
-    else:
-        from benchmarks.tables import MEMORISING_NOISES, NOISE_CELLS
-
-        jobs = [
-            (d, "base", n, s)
-            for d in ("wine-rf", "synthetic-5-rf")
-            for n in MEMORISING_NOISES
-            for s in (100, 101, 102)
-        ]
-        jobs += [("wine", "base", n, s) for n in NOISE_CELLS for s in (100, 101, 102)]
-    rows = Parallel(n_jobs=2)(delayed(run)(*j, variants) for j in jobs)
+    rows = Parallel(n_jobs=2)(delayed(run)(*j, variants) for j in cells(what))
     rows = [r for r in rows if r is not None]
     with open(out, "w") as file:
         json.dump(rows, file)
