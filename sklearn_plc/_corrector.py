@@ -45,6 +45,8 @@ class LabelCorrector:
         :meth:`add_proba`); None: all of them. PLC passes its validation
         samples, whose given labels never train a model that sets another
         sample's label.
+    fixed : ndarray of bool of shape (n_samples,) or None, default=None
+        Samples whose label no pass may change (trusted labels); None: none.
     rows : slice, default=slice(None)
         The rows of ``labels`` that the recorded probabilities cover: all of
         them, or this process's share when a net trains on several processes.
@@ -112,6 +114,7 @@ class LabelCorrector:
         runner_up_ratio=1.0,
         n_iter_no_change=None,
         judged=None,
+        fixed=None,
         rows=slice(None),
         gather_labels=None,
         to_numpy=np.asarray,
@@ -123,6 +126,7 @@ class LabelCorrector:
         self.to_numpy = to_numpy
         self.n_iter_no_change = n_iter_no_change
         self.judged = slice(None) if judged is None else judged
+        self.fixed = None if fixed is None else np.asarray(fixed, dtype=bool)
         self._best = None  # the best judged labels: round, labels, agreement
         self._reference = None  # the first judged labels (the labels as given)
         self._last = None  # the last judged labels
@@ -380,6 +384,8 @@ class LabelCorrector:
             )
             if self.gather_labels is not None:
                 new_labels = self.gather_labels(new_labels)
+            if self.fixed is not None:
+                new_labels[self.fixed] = self.labels[self.fixed]
             # a correction always changes the label (the threshold is <= 1)
             changed = new_labels != self.labels
             self._keep_every_class(new_labels, changed)

@@ -26,6 +26,7 @@ from sklearn.model_selection import (
 from sklearn.utils import check_random_state, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metadata_routing import (
+    UNUSED,
     MetadataRouter,
     MethodMapping,
     process_routing,
@@ -166,6 +167,37 @@ def _seed_unset_random_states(estimator, rng):
         if (key == "random_state" or key.endswith("__random_state")) and value is None
     }
     return estimator.set_params(**unset) if unset else estimator
+
+
+def _check_trusted(trusted, n_samples):
+    """`trusted` as a boolean mask of shape (n_samples,), or None."""
+    if trusted is None:
+        return None
+    mask = column_or_1d(trusted)
+    if mask.shape[0] != n_samples:
+        raise ValueError(
+            f"trusted has {mask.shape[0]} entries but y has {n_samples}; pass one "
+            f"boolean per sample (True where the given label is verified)."
+        )
+    if mask.dtype != bool:
+        if mask.dtype.kind not in "iuf" or not np.isin(mask, (0, 1)).all():
+            raise ValueError(
+                f"trusted must be a boolean mask (or 0/1 values), True where the "
+                f"given label is verified; got values of dtype {mask.dtype}. For "
+                f"indices, pass np.isin(np.arange(n_samples), indices)."
+            )
+        mask = mask.astype(bool)
+    if not mask.any():
+        raise ValueError(
+            "trusted marks no sample; pass trusted=None (the default) to judge the "
+            "corrections on set-aside samples of the given labels instead."
+        )
+    if mask.all():
+        raise ValueError(
+            "trusted marks every sample, so there is no label left to correct; fit "
+            "the estimator on y directly."
+        )
+    return mask
 
 
 def _check_finite_proba(proba, round_index):
@@ -615,6 +647,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     (0.07, 0.03)
     """
 
+    # fit's sample_weight goes to the estimator (see get_metadata_routing); PLC
+    # itself consumes only trusted
+    __metadata_request__fit = {"sample_weight": UNUSED}
+
     _parameter_constraints: dict = {
         **CORRECTION_CONSTRAINTS,
         "estimator": [HasMethods(["fit"]), None],
@@ -936,7 +972,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         # PLCClassifier.estimator is not validated yet
         prefer_skip_nested_validation=False
     )
-    def fit(self, X, y, sample_weight=None, **fit_params):
+    def fit(self, X, y, sample_weight=None, trusted=None, **fit_params):
         """Correct the labels of `X` progressively, then fit the final model.
 
         Parameters
@@ -955,6 +991,22 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights, passed to the estimator's ``fit`` in every round
             (indexed per fold with ``confidence="cv"``) and in the final fit.
+
+        trusted : array-like of bool of shape (n_samples,), default=None
+            True where the given label is verified (e.g. a gold set checked by
+            an expert). Those labels are never corrected. With
+            ``confidence="cv"`` or ``"oob"`` and ``revert_if_worse`` or
+            ``early_stopping``, they also judge the corrections in place of the
+            ``validation_fraction`` set-aside: no model of the correction loop
+            trains on them (the final model does), and since their labels are
+            right, the held-out agreement with them estimates clean accuracy
+            even where the noise is majority-wrong, which the given labels
+            cannot. The judge being unbiased, ``revert_if_worse`` then undoes
+            the corrections at any measured loss rather than at one standard
+            error. It needs a few hundred trusted samples to decide well (see
+            the user guide). With other confidences (and nets) they are only
+            kept as given. In a Pipeline, pass ``plcclassifier__trusted``; with
+            metadata routing, request it with ``set_fit_request(trusted=True)``.
 
         **fit_params : dict
             Further parameters for the estimator's ``fit``, passed like
@@ -987,10 +1039,18 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.confidence_ = confidence
         _check_not_empty(X=X, y=y)
         classes, encoded = _encode_labels(y)
+        trusted = _check_trusted(trusted, encoded.shape[0])
         if confidence in NET_CONFIDENCES:
             self._check_params_against_data(estimator, confidence, classes, encoded)
             return self._fit_net(
-                estimator, confidence, X, classes, encoded, sample_weight, fit_params
+                estimator,
+                confidence,
+                X,
+                classes,
+                encoded,
+                sample_weight,
+                fit_params,
+                trusted,
             )
         self._check_cv_is_reusable()
         X = self._validate_X(X, reset=True)
@@ -1027,17 +1087,19 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         if self.random_state is not None:
             estimator = _seed_unset_random_states(clone(estimator), rng)
-        training = validation = None
+        training = validation = judged = None
         judges = self.revert_if_worse or self.early_stopping
         folds_given = not (isinstance(self.cv, Integral) or hasattr(self.cv, "split"))
-        if (
-            confidence in HELD_OUT_CONFIDENCES
-            and judges
-            and self.validation_fraction is not None
-            and not (confidence == "cv" and folds_given)
-        ):
+        held_out_judge = confidence in HELD_OUT_CONFIDENCES and judges
+        can_set_aside = not (confidence == "cv" and folds_given)
+        if held_out_judge and trusted is not None:
+            judged = np.flatnonzero(trusted)
+            if can_set_aside:
+                training, validation = np.flatnonzero(~trusted), judged
+        elif held_out_judge and can_set_aside and self.validation_fraction is not None:
             training, validation = self._split_validation(X, encoded, rng, groups)
-        self.validation_indices_ = validation
+            judged = validation
+        self.validation_indices_ = judged
         splits = None
         if confidence == "cv":
             splits = self._make_splits(X, encoded, rng, groups, train=training)
@@ -1057,6 +1119,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 continuing,
                 out_of_bag=confidence == "oob",
                 validation=validation,
+                judged=judged,
+                trusted=trusted,
             )
         self.termination_condition_ = stopped
         if stopped == "max_iter":
@@ -1068,7 +1132,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 stacklevel=2,
             )
         corrector.select_best()
-        corrector.undo_if_worse(WORSE_STANDARD_ERRORS if self.revert_if_worse else None)
+        # a judge on verified labels is unbiased, so any measured loss undoes
+        worse_bar = 0.0 if trusted is not None else WORSE_STANDARD_ERRORS
+        corrector.undo_if_worse(worse_bar if self.revert_if_worse else None)
         self._set_correction_results(classes, encoded, corrector)
         if self.selection_ is not None and self.selection_["round"] == 0:
             self.termination_condition_ = "labels_kept"
@@ -1120,6 +1186,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         continuing,
         out_of_bag=False,
         validation=None,
+        judged=None,
+        trusted=None,
     ):
         """The correction loop: one model (or set of fold models) per round.
 
@@ -1138,7 +1206,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
         With `validation` (indices), no model of the loop trains on those
         samples (out-of-fold, every fold's model predicts them; out-of-bag,
-        every member does), and only they judge the labels (``selection_``).
+        every member does). Only the `judged` samples (indices; None: all)
+        judge the labels (``selection_``). `trusted` (a mask) labels are never
+        changed.
 
         Returns
         -------
@@ -1164,7 +1234,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             min_confidence=self.min_confidence,
             runner_up_ratio=self.runner_up_ratio,
             n_iter_no_change=self.n_iter_no_change if self.early_stopping else None,
-            judged=validation,
+            judged=judged,
+            fixed=trusted,
         )
         held_out = splits is not None or out_of_bag
         refits_one_model = not held_out  # in-sample: the model that predicts itself
@@ -1233,7 +1304,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             progress.refresh()
         return corrector, model, model_labels, stopped
 
-    def _fit_net(self, net, confidence, X, classes, encoded, sample_weight, fit_params):
+    def _fit_net(
+        self, net, confidence, X, classes, encoded, sample_weight, fit_params, trusted
+    ):
         """PLC inside one training run of a skorch net (see :class:`PLCCallback`)."""
         import torch
 
@@ -1274,6 +1347,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             proba_source=confidence,
             verbose=self.verbose,
         )
+        callback.kept_as_given = trusted  # read when training starts
         net, name = with_callback(clone(net), callback)
         labels = encoded.astype(label_dtype(net))  # PLC edits a copy
         with float64_hint(X):
@@ -1438,9 +1512,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         routing : MetadataRouter
             ``fit`` metadata (e.g. ``sample_weight``) goes to the estimator's
             ``fit`` in every round and in the final fit; ``groups`` to the
-            ``split`` of ``cv`` (e.g. ``GroupKFold``).
+            ``split`` of ``cv`` (e.g. ``GroupKFold``); ``trusted`` to PLC itself
+            (``set_fit_request(trusted=True)``).
         """
-        router = MetadataRouter(owner=self).add(
+        router = MetadataRouter(owner=self).add_self_request(self)
+        router.add(
             estimator=self._get_estimator(),
             method_mapping=MethodMapping().add(caller="fit", callee="fit"),
         )

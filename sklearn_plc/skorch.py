@@ -557,6 +557,8 @@ class PLCCallback(Callback):
     def _start(self, net, dataset_train):
         labels = self._attach(dataset_train)
         self._shard = ProcessShard.of(net, labels.shape[0])
+        # PLCClassifier's trusted mask over the data passed to fit, if any
+        trusted = getattr(self, "kept_as_given", None)
         self.corrector_ = LabelCorrector(
             labels,
             theta=self.theta,
@@ -573,6 +575,7 @@ class PLCCallback(Callback):
             window=self.window,
             min_confidence=self.min_confidence,
             runner_up_ratio=self.runner_up_ratio,
+            fixed=None if trusted is None else trusted[self.training_positions_],
             rows=slice(None) if self._shard is None else self._shard.rows,
             gather_labels=None if self._shard is None else self._gather_labels,
             to_numpy=_tensor_to_numpy,

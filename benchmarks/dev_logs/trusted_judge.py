@@ -9,6 +9,7 @@ set-aside fractions, to bound what judging on trusted labels could recover:
 
     PYTHONPATH=. python benchmarks/dev_logs/trusted_judge.py run tables OUT.json
     PYTHONPATH=. python benchmarks/dev_logs/trusted_judge.py run hard OUT.json
+    PYTHONPATH=. python benchmarks/dev_logs/trusted_judge.py run feature OUT.json
     python benchmarks/dev_logs/trusted_judge.py summary OUT.json [OUT2.json ...]
 
 Dev cells of ``validation_fraction.cells`` (split 1, seeds 100-102) only.
@@ -89,11 +90,92 @@ def run(dataset, model, noise, seed):
     return out
 
 
+FEATURE_SHARES = (0.2, 0.1)
+
+
+def run_feature(dataset, model, noise, seed):
+    """The ``trusted`` fit parameter: a random share of samples given clean labels.
+
+    Standard and PLC both train on the noisy labels with the trusted samples'
+    labels restored (what a user with a verified subset has); PLC once without
+    and once with ``trusted``.
+    """
+    warnings.simplefilter("ignore")
+    from sklearn_plc import PLCClassifier
+
+    from benchmarks.dev_logs.judge_limits import _cell
+
+    cell = _cell(dataset, model, noise, seed)
+    if cell is None:
+        return None
+    X_train, X_test, y_train, y_test, y_noisy, make = cell
+    out = dict(dataset=dataset, model=model, noise=noise, seed=seed)
+    rng = np.random.RandomState(seed)
+    for share in FEATURE_SHARES:
+        trusted = rng.uniform(size=y_train.shape[0]) < share
+        y_given = np.where(trusted, y_train, y_noisy)
+        standard = make().fit(X_train, y_given)
+        key = f"{round(100 * share)}"
+        out["std" + key] = float(np.mean(standard.predict(X_test) == y_test))
+        for name, mask in (("given", None), ("trusted", trusted)):
+            plc = PLCClassifier(make(), random_state=seed).fit(
+                X_train, y_given, trusted=mask
+            )
+            selection = plc.selection_ or {}
+            out[f"{name}{key}"] = dict(
+                acc=float(np.mean(plc.predict(X_test) == y_test)),
+                undone=bool(selection.get("undone", False)),
+                kept=plc.termination_condition_ == "labels_kept",
+                pur=float(np.mean(plc.labels_ == y_train)),
+            )
+    return out
+
+
+def feature_cells():
+    from benchmarks.dev_logs.validation_fraction import cells
+
+    hard4 = [
+        ("hard4-dev", m, n, s)
+        for m in ("bagged-trees", "gradient-boosting", "5-nn")
+        for n in ("I-35", "III-35")
+        for s in (100, 101, 102, 103)
+    ]
+    return cells("hard") + hard4 + cells("tables")
+
+
+def summary_feature(rows):
+    for share in FEATURE_SHARES:
+        key = f"{round(100 * share)}"
+        for group in ("hard-dev", "hard4-dev", "tables"):
+            picked = [
+                r
+                for r in rows
+                if (r["dataset"] == group)
+                or (group == "tables" and r["dataset"] not in ("hard-dev", "hard4-dev"))
+            ]
+            for name in ("given", "trusted"):
+                by_cell = defaultdict(list)
+                for r in picked:
+                    cell = (r["dataset"], r["model"], r["noise"])
+                    by_cell[cell].append(100 * (r[name + key]["acc"] - r["std" + key]))
+                gains = [np.mean(g) for g in by_cell.values()]
+                undone = sum(r[name + key]["undone"] for r in picked)
+                print(
+                    f"{key}% trusted, {group:9s} PLC {name:7s}: {len(gains)} cells, "
+                    f"mean {np.mean(gains):+.2f}, "
+                    f"{sum(g >= -0.5 for g in gains)} >= Standard - 0.5, worst "
+                    f"{min(gains):+.1f}, undone {undone} of {len(picked)} runs"
+                )
+
+
 def summary(paths):
     rows = []
     for path in paths:
         with open(path) as file:
             rows += json.load(file)
+    if "std20" in rows[0]:
+        summary_feature(rows)
+        return
     cells = defaultdict(lambda: defaultdict(list))
     for row in rows:
         name = row["dataset"] + ("/" + row["model"] if row["model"] != "base" else "")
@@ -120,7 +202,11 @@ if __name__ == "__main__":
     from benchmarks.dev_logs.validation_fraction import cells
 
     what, out = sys.argv[2], sys.argv[3]
-    rows = Parallel(n_jobs=2)(delayed(run)(*cell) for cell in cells(what))
+    if what == "feature":
+        jobs = [delayed(run_feature)(*cell) for cell in feature_cells()]
+    else:
+        jobs = [delayed(run)(*cell) for cell in cells(what)]
+    rows = Parallel(n_jobs=2)(jobs)
     rows = [row for row in rows if row is not None]
     with open(out, "w") as file:
         json.dump(rows, file)
