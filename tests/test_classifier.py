@@ -367,6 +367,123 @@ def test_folds_given_as_index_pairs_are_used_as_they_are(noisy_blobs):
     assert plc.selection_["n_judged"] == len(noisy_blobs.X)
 
 
+# --- trusted labels ----------------------------------------------------------------
+
+
+def trusted_share(n_samples, share=0.2, seed=0):
+    return np.random.RandomState(seed).uniform(size=n_samples) < share
+
+
+def test_trusted_labels_are_never_corrected(noisy_blobs):
+    trusted = trusted_share(len(noisy_blobs.y_noisy))
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    plc = PLCClassifier(forest, revert_if_worse=False, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
+    assert plc.corrections_["sample"].size > 0
+    np.testing.assert_array_equal(plc.labels_[trusted], noisy_blobs.y_noisy[trusted])
+    assert not np.isin(plc.corrections_["sample"], np.flatnonzero(trusted)).any()
+
+
+@pytest.mark.parametrize("confidence", ["cv", "oob"])
+def test_trusted_samples_judge_in_place_of_the_set_aside(noisy_blobs, confidence):
+    RowRecordingForest.seen_rows = []
+    trusted = trusted_share(len(noisy_blobs.y_noisy))
+    forest = RowRecordingForest(n_estimators=20, random_state=0)
+    plc = PLCClassifier(forest, confidence=confidence, random_state=0)
+    X = with_row_ids(noisy_blobs.X)
+    plc.fit(X, noisy_blobs.y_noisy, trusted=trusted)
+    np.testing.assert_array_equal(plc.validation_indices_, np.flatnonzero(trusted))
+    assert plc.selection_["n_judged"] == trusted.sum()
+    others = [rows for rows in RowRecordingForest.seen_rows if rows.size < len(X)]
+    assert others and not any(np.isin(plc.validation_indices_, r).any() for r in others)
+
+
+def test_corrections_that_lose_on_trusted_labels_are_undone(noisy_blobs):
+    # The trusted labels here are the wrong class, so the corrections towards
+    # the clean class lower the held-out agreement with them.
+    trusted = trusted_share(len(noisy_blobs.y_noisy))
+    y = np.where(trusted, 1 - noisy_blobs.y_clean, noisy_blobs.y_noisy)
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, y, trusted=trusted)
+    assert plc.selection_["undone"] and plc.selection_["gain"] < 0
+    assert plc.termination_condition_ == "labels_kept"
+    np.testing.assert_array_equal(plc.labels_, y)
+
+
+def test_any_loss_on_trusted_labels_undoes(noisy_blobs, monkeypatch):
+    from sklearn_plc._corrector import LabelCorrector
+
+    bars = []
+    undo = LabelCorrector.undo_if_worse
+
+    def recording(self, standard_errors):
+        bars.append(standard_errors)
+        return undo(self, standard_errors)
+
+    monkeypatch.setattr(LabelCorrector, "undo_if_worse", recording)
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    trusted = trusted_share(len(noisy_blobs.y_noisy))
+    PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    PLCClassifier(forest, random_state=0).fit(
+        noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted
+    )
+    assert bars == [1.0, 0.0]
+
+
+def test_trusted_labels_are_kept_with_in_sample_confidence(noisy_blobs):
+    trusted = trusted_share(len(noisy_blobs.y_noisy), share=0.5)
+    plc = PLCClassifier(confidence="in_sample", random_state=0, **PAPER)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
+    assert plc.corrections_["sample"].size > 0
+    np.testing.assert_array_equal(plc.labels_[trusted], noisy_blobs.y_noisy[trusted])
+    assert plc.validation_indices_ is None
+
+
+def test_callers_trusted_mask_is_not_modified(noisy_blobs):
+    trusted = trusted_share(len(noisy_blobs.y_noisy)).astype(int)
+    given = trusted.copy()
+    forest = RandomForestClassifier(n_estimators=10, random_state=0)
+    PLCClassifier(forest, random_state=0).fit(
+        noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted
+    )
+    np.testing.assert_array_equal(trusted, given)
+
+
+@pytest.mark.parametrize(
+    "trusted, message",
+    [
+        (np.ones(5, dtype=bool), "trusted has 5 entries but y has 600"),
+        (np.full(600, 2), "must be a boolean mask"),
+        (np.zeros(600, dtype=bool), "trusted marks no sample"),
+        (np.ones(600, dtype=bool), "trusted marks every sample"),
+    ],
+)
+def test_bad_trusted_masks_are_explained(noisy_blobs, trusted, message):
+    with pytest.raises(ValueError, match=message):
+        PLCClassifier().fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
+
+
+def test_grid_search_splits_the_trusted_mask_with_the_samples(noisy_blobs):
+    trusted = trusted_share(len(noisy_blobs.y_noisy))
+    forest = RandomForestClassifier(n_estimators=10, random_state=0)
+    search = GridSearchCV(
+        PLCClassifier(forest, random_state=0), {"theta": [0.3, 0.5]}, cv=3
+    )
+    search.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
+    best = search.best_estimator_
+    assert best.selection_["n_judged"] == trusted.sum()  # the refit on all samples
+
+
+def test_trusted_is_routed_to_plc_when_requested(noisy_blobs):
+    trusted = trusted_share(len(noisy_blobs.y_noisy))
+    forest = RandomForestClassifier(n_estimators=10, random_state=0)
+    with sklearn.config_context(enable_metadata_routing=True):
+        plc = PLCClassifier(forest, random_state=0).set_fit_request(trusted=True)
+        search = GridSearchCV(plc, {"theta": [0.3, 0.5]}, cv=3)
+        search.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
+    assert search.best_estimator_.selection_["n_judged"] == trusted.sum()
+
+
 def test_validation_fraction_that_leaves_no_training_sample_is_explained():
     X, y = np.arange(24.0).reshape(12, 2), np.array([0, 1] * 6)
     forest = RandomForestClassifier(n_estimators=5, random_state=0)

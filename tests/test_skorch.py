@@ -189,6 +189,16 @@ def test_only_the_training_split_is_corrected(noisy_digits):
     assert (model.corrected_iter_[positions] >= 0).any()
 
 
+def test_trusted_labels_are_never_corrected_by_a_net(noisy_digits):
+    X, _, y_noisy = noisy_digits
+    trusted = np.random.RandomState(0).uniform(size=len(y_noisy)) < 0.3
+    net = make_net(Conv2DNet, max_epochs=6, train_split=ValidSplit(5))
+    model = plc(net).fit(X, y_noisy, trusted=trusted)
+    assert (model.corrected_iter_ >= 0).any()
+    np.testing.assert_array_equal(model.labels_[trusted], y_noisy[trusted])
+    assert (model.corrected_iter_[trusted] == -1).all()
+
+
 def test_user_sampler_settings_are_restored_after_training(noisy_digits):
     X, _, y_noisy = noisy_digits
     model = plc(make_net(Conv2DNet, max_epochs=5)).fit(X, y_noisy)

@@ -11,6 +11,13 @@ set-aside fractions, to bound what judging on trusted labels could recover:
     PYTHONPATH=. python benchmarks/dev_logs/trusted_judge.py run hard OUT.json
     PYTHONPATH=. python benchmarks/dev_logs/trusted_judge.py run feature OUT.json
     python benchmarks/dev_logs/trusted_judge.py summary OUT.json [OUT2.json ...]
+    python benchmarks/dev_logs/trusted_judge.py summary \
+        benchmarks/dev_logs/trusted_judge.json
+
+The ``feature`` run measures the library's ``trusted`` fit parameter itself: a
+random 20% (then 10%) of the training samples get their clean labels back, for
+Standard and PLC alike, and PLC runs without and with ``trusted``. It adds the
+``hard4-dev`` cells of ``judge_limits.py``.
 
 Dev cells of ``validation_fraction.cells`` (split 1, seeds 100-102) only.
 """
@@ -34,7 +41,7 @@ VARIANTS = {
 
 
 def _judging_on(reference):
-    """A ``LabelCorrector._judge`` that reads `reference` instead of the given labels."""
+    """A ``LabelCorrector._judge`` reading `reference`, not the given labels."""
     from sklearn_plc._corrector import LabelCorrector
 
     original = LabelCorrector._judge
@@ -53,10 +60,9 @@ def _judging_on(reference):
 def run(dataset, model, noise, seed):
     warnings.simplefilter("ignore")
     import sklearn_plc.classifier as C
+    from benchmarks.dev_logs.validation_fraction import noisy_cell
     from sklearn_plc import PLCClassifier
     from sklearn_plc._corrector import LabelCorrector
-
-    from benchmarks.dev_logs.validation_fraction import noisy_cell
 
     cell = noisy_cell(dataset, model, noise, seed)
     if cell is None:
@@ -101,9 +107,8 @@ def run_feature(dataset, model, noise, seed):
     and once with ``trusted``.
     """
     warnings.simplefilter("ignore")
-    from sklearn_plc import PLCClassifier
-
     from benchmarks.dev_logs.judge_limits import _cell
+    from sklearn_plc import PLCClassifier
 
     cell = _cell(dataset, model, noise, seed)
     if cell is None:
@@ -169,10 +174,21 @@ def summary_feature(rows):
 
 
 def summary(paths):
+    """Print the figures of run outputs, or of the logged ``trusted_judge.json``."""
     rows = []
     for path in paths:
         with open(path) as file:
-            rows += json.load(file)
+            logged = json.load(file)
+        if isinstance(logged, dict):  # the log: one list of rows per run
+            for name, part in logged.items():
+                print(name)
+                summary_rows(part)
+            return
+        rows += logged
+    summary_rows(rows)
+
+
+def summary_rows(rows):
     if "std20" in rows[0]:
         summary_feature(rows)
         return
@@ -187,8 +203,9 @@ def summary(paths):
         gains = {cell: np.mean(g) for cell, g in by_cell.items()}
         worst = min(gains, key=gains.get)
         undone = sum(r[variant]["undone"] for r in rows if variant in r)
+        mean = np.mean(list(gains.values()))
         print(
-            f"{variant:13s} {len(gains)} cells: mean {np.mean(list(gains.values())):+.2f}, "
+            f"{variant:13s} {len(gains)} cells: mean {mean:+.2f}, "
             f"{sum(g >= -0.5 for g in gains.values())} >= Standard - 0.5, worst "
             f"{gains[worst]:+.1f} ({'/'.join(worst)}), undone {undone} of "
             f"{sum(variant in r for r in rows)} runs"
