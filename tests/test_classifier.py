@@ -463,8 +463,17 @@ def test_bad_trusted_masks_are_explained(noisy_blobs, trusted, message):
         PLCClassifier().fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
 
 
+def test_few_trusted_samples_judging_give_a_warning(noisy_blobs):
+    trusted = trusted_share(len(noisy_blobs.y_noisy), share=0.05)
+    forest = RandomForestClassifier(n_estimators=10, random_state=0)
+    with pytest.warns(UserWarning, match=r"Only \d+ trusted samples judge"):
+        PLCClassifier(forest, random_state=0).fit(
+            noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted
+        )
+
+
 def test_grid_search_splits_the_trusted_mask_with_the_samples(noisy_blobs):
-    trusted = trusted_share(len(noisy_blobs.y_noisy))
+    trusted = trusted_share(len(noisy_blobs.y_noisy), share=0.3)
     forest = RandomForestClassifier(n_estimators=10, random_state=0)
     search = GridSearchCV(
         PLCClassifier(forest, random_state=0), {"theta": [0.3, 0.5]}, cv=3
@@ -475,7 +484,7 @@ def test_grid_search_splits_the_trusted_mask_with_the_samples(noisy_blobs):
 
 
 def test_trusted_is_routed_to_plc_when_requested(noisy_blobs):
-    trusted = trusted_share(len(noisy_blobs.y_noisy))
+    trusted = trusted_share(len(noisy_blobs.y_noisy), share=0.3)
     forest = RandomForestClassifier(n_estimators=10, random_state=0)
     with sklearn.config_context(enable_metadata_routing=True):
         plc = PLCClassifier(forest, random_state=0).set_fit_request(trusted=True)
