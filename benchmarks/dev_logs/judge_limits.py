@@ -101,21 +101,14 @@ def pooled(dataset, model, noise, seed, draws):
     """Run 0 (the default run) and the judged evidence of `draws` set-aside draws."""
     warnings.simplefilter("ignore")
     import sklearn_plc.classifier as C
+    from benchmarks.dev_logs.validation_fraction import with_standard
     from sklearn_plc import PLCClassifier
 
-    cell = _cell(dataset, model, noise, seed)
-    if cell is None:
+    measured = with_standard(dataset, model, noise, seed, make_cell=_cell)
+    if measured is None:
         return None
-    X_train, X_test, y_train, y_test, y_noisy, make = cell
-    standard = make().fit(X_train, y_noisy)
-    out = dict(
-        dataset=dataset,
-        model=model,
-        noise=noise,
-        seed=seed,
-        std=float(np.mean(standard.predict(X_test) == y_test)),
-        draws=[],
-    )
+    (X_train, X_test, y_train, y_test, y_noisy, make), out = measured
+    out["draws"] = []
     C.WORSE_STANDARD_ERRORS = float("inf")  # record the evidence, never undo
     for draw in range(draws):
         plc = PLCClassifier(make(), random_state=seed + 1000 * draw).fit(

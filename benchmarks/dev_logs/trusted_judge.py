@@ -60,22 +60,14 @@ def _judging_on(reference):
 def run(dataset, model, noise, seed):
     warnings.simplefilter("ignore")
     import sklearn_plc.classifier as C
-    from benchmarks.dev_logs.validation_fraction import noisy_cell
+    from benchmarks.dev_logs.validation_fraction import with_standard
     from sklearn_plc import PLCClassifier
     from sklearn_plc._corrector import LabelCorrector
 
-    cell = noisy_cell(dataset, model, noise, seed)
-    if cell is None:
+    measured = with_standard(dataset, model, noise, seed)
+    if measured is None:
         return None
-    X_train, X_test, y_train, y_test, y_noisy, make = cell
-    standard = make().fit(X_train, y_noisy)
-    out = dict(
-        dataset=dataset,
-        model=model,
-        noise=noise,
-        seed=seed,
-        std=float(np.mean(standard.predict(X_test) == y_test)),
-    )
+    (X_train, X_test, y_train, y_test, y_noisy, make), out = measured
     original, oracle = _judging_on(np.asarray(y_train))
     for name, (fraction, bar, clean) in VARIANTS.items():
         C.WORSE_STANDARD_ERRORS = bar

@@ -99,23 +99,36 @@ def cells(what):
     return jobs + [("wine", "base", n, s) for n in NOISE_CELLS for s in seeds]
 
 
+def with_standard(dataset, model, noise, seed, make_cell=noisy_cell):
+    """A dev cell and its log row with Standard's clean-test accuracy (``std``).
+
+    ``(cell, row)``, with `cell` as `make_cell` returns it; None where the
+    noise cannot be drawn.
+    """
+    cell = make_cell(dataset, model, noise, seed)
+    if cell is None:
+        return None
+    X_train, X_test, _, y_test, y_noisy, make = cell
+    standard = make().fit(X_train, y_noisy)
+    row = dict(
+        dataset=dataset,
+        model=model,
+        noise=noise,
+        seed=seed,
+        std=float(np.mean(standard.predict(X_test) == y_test)),
+    )
+    return cell, row
+
+
 def run(dataset, model, noise, seed, variants):
     warnings.simplefilter("ignore")
     import sklearn_plc.classifier as C
     from sklearn_plc import PLCClassifier
 
-    cell = noisy_cell(dataset, model, noise, seed)
-    if cell is None:
+    measured = with_standard(dataset, model, noise, seed)
+    if measured is None:
         return None
-    Xtr, Xte, ytr, yte, yn, make = cell
-    std = make().fit(Xtr, yn)
-    out = dict(
-        dataset=dataset,
-        model=model,
-        noise=noise,
-        seed=seed,
-        std=float(np.mean(std.predict(Xte) == yte)),
-    )
+    (Xtr, Xte, ytr, yte, yn, make), out = measured
     for v in variants:
         params = dict(VARIANTS[v])
         undo = params.pop("_undo", 2.0)
