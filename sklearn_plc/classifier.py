@@ -456,7 +456,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         memorising model seems to rise even on labels unrelated to X (by 3 to 6
         standard errors for a random forest or 5-NN on 600 samples, where set-
         aside samples measure no gain). 0.2 was chosen on the development
-        protocol (``docs/benchmarks.md``).
+        protocol (``docs/benchmarks.md``). Not used when ``fit`` gets
+        ``trusted`` samples: they judge instead.
 
     n_iter_no_change : int >= 1, default=2
         Judged rounds (refits) without a new best before early stopping ends
@@ -565,8 +566,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``"standard_error"`` over samples. None otherwise.
 
     validation_indices_ : ndarray of int or None
-        The samples set aside to judge the corrections (see
-        ``validation_fraction``); None when none were.
+        The samples that judge the corrections: those set aside (see
+        ``validation_fraction``), or the ``trusted`` samples passed to ``fit``;
+        None when every sample judged or none did.
 
     selection_ : dict or None
         The held-out evidence for the returned labels (``confidence="cv"`` or
