@@ -241,6 +241,50 @@ def _two_runs(row, bar, n_aside):
     return (std if std["aside_given"] - p > bar * se else plc)["test"]
 
 
+def run_nets_dev(path, thetas=(0.3, 0.2), seeds=(100, 101)):
+    """The nets benchmark's wide and 30-epoch small CNN on a dev draw of mnist1d.
+
+    mnist1d seed 1 (the benchmark uses 0), n = 10,000, 35% Type-I; plain and
+    PLC at each of `thetas`, clean-test accuracy.
+    """
+    import torch
+
+    from benchmarks.nets import make_mnist1d, make_mnist1d_net
+    from benchmarks.nets_accuracy import REGIMES
+    from sklearn_plc import PLCClassifier
+    from sklearn_plc.noise import PMDNoise, estimate_posterior
+
+    warnings.simplefilter("ignore")
+    torch.set_num_threads(1)
+    X, X_test, y, y_test = make_mnist1d(10_000, seed=1)
+    posterior = estimate_posterior(
+        X, y, estimator=make_mnist1d_net(20), cv=5, random_state=0
+    )
+    rows = []
+    for regime in ("small CNN, 30 epochs", "wide CNN, 60 epochs"):
+        settings = REGIMES[regime]["net"]
+        for seed in seeds:
+            y_noisy = PMDNoise("I", 0.35, random_state=seed).corrupt(y, posterior)
+            torch.manual_seed(seed)
+            plain = make_mnist1d_net(**settings).fit(X, y_noisy)
+            row = dict(regime=regime, seed=seed)
+            row["plain"] = float(np.mean(plain.predict(X_test) == y_test))
+            for theta in thetas:
+                torch.manual_seed(seed)
+                plc = PLCClassifier(
+                    make_mnist1d_net(**settings), theta=theta, random_state=seed
+                ).fit(X, y_noisy)
+                row[f"plc_{theta}"] = float(np.mean(plc.predict(X_test) == y_test))
+                row[f"precision_{theta}"] = float(
+                    np.mean(
+                        plc.labels_[plc.labels_ != y_noisy] == y[plc.labels_ != y_noisy]
+                    )
+                )
+            print(row, flush=True)
+            rows.append(row)
+    _dump(rows, path)
+
+
 def _load(path):
     with open(path) as file:
         return [row for row in json.load(file) if row is not None]
@@ -265,6 +309,8 @@ def _dump(rows, path):
 if __name__ == "__main__":
     if sys.argv[1] == "summary":
         summary(sys.argv[2])
+    elif sys.argv[1] == "nets-dev":
+        run_nets_dev(sys.argv[2])
     elif sys.argv[1] == "summary-variant":
         summary_variant(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "variant":
