@@ -272,6 +272,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         fits with out-of-fold confidence) and the refits' own churn moves a few
         labels at every pass. On the development protocol, 0.05 matched 0.001's
         accuracy at about half the fits (see the benchmarks page).
+        A net's epochs may never be quiet in a short run (mnist1d, 30
+        epochs): the threshold then stays at ``theta``, and ``beta`` and
+        ``theta_end`` have no effect; ``history_`` shows the thresholds.
 
     warm_up : int >= 0 or "auto", default="auto"
         Rounds (epochs, for a skorch net) of training before the first
