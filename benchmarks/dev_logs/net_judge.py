@@ -20,12 +20,15 @@ on the given labels only) by set-aside agreement.
     python benchmarks/dev_logs/net_judge.py summary OUT.json
     PYTHONPATH=. python benchmarks/dev_logs/net_judge.py variant OUT.json theta=0.2
     python benchmarks/dev_logs/net_judge.py summary-variant RUN.json OUT.json
+    PYTHONPATH=. python benchmarks/dev_logs/net_judge.py nets-dev OUT.json
 
 ``variant`` runs PLC alone, with other settings, on all training samples; its
 summary compares it with the ``std`` curves of a ``run``. The logged figures:
 ``summary benchmarks/dev_logs/net_judge.json`` and ``summary-variant
 benchmarks/dev_logs/net_judge.json benchmarks/dev_logs/net_judge_variants.json``
-(one line per variant in that file).
+(one line per variant in that file). ``nets-dev`` runs the nets benchmark's
+small and wide CNN at θ = 0.3 and 0.2 on a dev draw of mnist1d
+(``net_judge_nets_dev.json``).
 
 mnist1d dev split 1, seeds 100-102 (``validation_fraction.noisy_cell``) only.
 """
