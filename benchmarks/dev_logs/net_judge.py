@@ -41,6 +41,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 SEEDS = (100, 101, 102)
+N_TRAIN = 3500  # mnist1d's training samples in the tables (n = 5,000, 30% test)
 
 
 def _probe(X_test, y_test, X_aside, y_aside_given, y_aside_clean):
@@ -81,22 +82,26 @@ def _fit(make, X, y, probe, seed, plc, params=None):
         net.fit(X, y)
         return dict(net.callbacks_)["probe"].curve_, {}
     model = PLCClassifier(net, random_state=seed, **(params or {})).fit(X, y)
+    curve = dict(model.estimator_.callbacks_)["probe"].curve_
     info = dict(
-        warm_up=model.warm_up_
-        or len(dict(model.estimator_.callbacks_)["probe"].curve_),
-        purity=None,
+        warm_up=model.warm_up_ or len(curve),
         n_changed=int(np.sum(model.labels_ != y)),
     )
-    return dict(model.estimator_.callbacks_)["probe"].curve_, info
+    return curve, info
+
+
+def _cell(noise, seed):
+    """The mnist1d dev cell (``validation_fraction.noisy_cell``), warnings off."""
+    warnings.simplefilter("ignore")
+    from benchmarks.dev_logs.validation_fraction import noisy_cell
+
+    return noisy_cell("mnist1d", "base", noise, seed)
 
 
 def run(noise, seed, fraction):
-    warnings.simplefilter("ignore")
     from sklearn.model_selection import train_test_split
 
-    from benchmarks.dev_logs.validation_fraction import noisy_cell
-
-    cell = noisy_cell("mnist1d", "base", noise, seed)
+    cell = _cell(noise, seed)
     if cell is None:
         return None
     X_train, X_test, y_train, y_test, y_noisy, make = cell
@@ -118,16 +123,12 @@ def run(noise, seed, fraction):
 
 def run_variant(noise, seed, params):
     """PLC with `params` on all training samples (compare with a run's ``std``)."""
-    warnings.simplefilter("ignore")
-    from benchmarks.dev_logs.validation_fraction import noisy_cell
-
-    cell = noisy_cell("mnist1d", "base", noise, seed)
+    cell = _cell(noise, seed)
     if cell is None:
         return None
     X_train, X_test, _, y_test, y_noisy, make = cell
     probe = _probe(X_test, y_test, None, None, None)
     curve, info = _fit(make, X_train, y_noisy, probe, seed, plc=True, params=params)
-    info["purity"] = None
     return dict(noise=noise, seed=seed, params=params, plc=curve, plc_info=info)
 
 
@@ -139,7 +140,7 @@ def summary_variant(base_path, path):
         if r is not None
     }
     rows = [r for r in _load(path) if r is not None]
-    for params in {json.dumps(r["params"], sort_keys=True) for r in rows}:
+    for params in sorted({json.dumps(r["params"], sort_keys=True) for r in rows}):
         _summary_one(
             std, [r for r in rows if json.dumps(r["params"], sort_keys=True) == params]
         )
@@ -169,14 +170,17 @@ def cells():
 def _pick(curve, start, key="aside_given", bar=0.0, n_aside=1):
     """Final epoch unless the start epoch's set-aside agreement beats it by > bar SE."""
     final, first = curve[-1], curve[start - 1]
-    p = final[key]
-    se = np.sqrt(max(p * (1 - p), 1e-6) / n_aside)
+    se = _standard_error(final[key], n_aside)
     return first if first[key] - final[key] > bar * se else final
+
+
+def _standard_error(agreement, n_aside):
+    return np.sqrt(max(agreement * (1 - agreement), 1e-6) / n_aside)
 
 
 def summary(path):
     rows = [r for r in _load(path) if r is not None]
-    n_aside = 3500 * rows[0]["fraction"]
+    n_aside = N_TRAIN * rows[0]["fraction"]
     rules = {
         "plc (all)": lambda r: r["plc"][-1]["test"],
         "std_kept": lambda r: r["std_kept"][-1]["test"],
@@ -239,9 +243,8 @@ def summary(path):
 
 def _two_runs(row, bar, n_aside):
     plc, std = row["plc_kept"][-1], row["std_kept"][-1]
-    p = plc["aside_given"]
-    se = np.sqrt(max(p * (1 - p), 1e-6) / n_aside)
-    return (std if std["aside_given"] - p > bar * se else plc)["test"]
+    se = _standard_error(plc["aside_given"], n_aside)
+    return (std if std["aside_given"] - plc["aside_given"] > bar * se else plc)["test"]
 
 
 def run_nets_dev(path, thetas=(0.3, 0.2), seeds=(100, 101)):
