@@ -22,10 +22,11 @@ skorch path; nothing here changes the library.
 ``lead`` prints PLC's lead over Standard per epoch from ``net_judge.json``'s
 curves (mnist1d dev, seeds 100-102, the shipped defaults). The logged figures
 (``net_passes.json``): ``run OUT digits default passes=3 anchor`` (6 min on 2
-cores) and ``run OUT mnist1d default passes=3 passes=5 unanimous anchor`` (37
-min), merged; docs/benchmarks.md, "Which of a net's correction passes help".
-Torch on the CPU did not repeat every run exactly: an earlier scratch run of the
-same mnist1d cells gave the default +0.24 against +1.06 here.
+cores), ``run OUT digits passes=5 unanimous`` (4 min) and ``run OUT mnist1d
+default passes=3 passes=5 unanimous anchor`` (37 min), merged; see
+docs/benchmarks.md, "Which of a net's correction passes help". The runs did not
+repeat exactly: an earlier scratch run of the same mnist1d cells (which also
+scored the net every epoch) gave the default +0.24 against +1.06 here.
 
 DATASET is ``mnist1d`` or ``digits`` (the tables' small CNNs, dev split 1,
 ``validation_fraction.noisy_cell``), seeds 100 and 101, the 15 noise cells
