@@ -16,8 +16,8 @@ Each gate is a subclass of the library's ``LabelCorrector`` patched into the
 skorch path; nothing here changes the library.
 
     PYTHONPATH=. python benchmarks/dev_logs/net_passes.py run OUT DATASET VARIANT...
-    python benchmarks/dev_logs/net_passes.py summary benchmarks/dev_logs/net_passes.json
-    python benchmarks/dev_logs/net_passes.py lead
+    PYTHONPATH=. python benchmarks/dev_logs/net_passes.py summary LOG.json
+    PYTHONPATH=. python benchmarks/dev_logs/net_passes.py lead
 
 ``lead`` prints PLC's lead over Standard per epoch from ``net_judge.json``'s
 curves (mnist1d dev, seeds 100-102, the shipped defaults). The logged figures
@@ -36,12 +36,13 @@ seeds); digits has no Standard run here, so its variants are compared with its
 ``default``.
 """
 
-import json
 import sys
 import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
+
+from benchmarks.dev_logs.net_judge import _dump, _load
 
 SEEDS = (100, 101)
 
@@ -100,9 +101,9 @@ def run_one(dataset, noise, seed, variant):
     changed = model.labels_ != y_noisy
     right = model.labels_ == y_train
     first = np.full(len(y_noisy), -1)
-    for epoch, sample in zip(corrections["round"], corrections["sample"], strict=True):
-        if first[sample] < 0:
-            first[sample] = epoch
+    # the changes are in round order: a sample's first entry is its first change
+    samples, first_entry = np.unique(corrections["sample"], return_index=True)
+    first[samples] = corrections["round"][first_entry]
     per_epoch = {}
     for epoch in np.unique(first[changed]):
         chosen = changed & (first == epoch)
@@ -197,16 +198,6 @@ def _precision_by_pass(runs, dataset):
             if n
         )
     )
-
-
-def _load(path):
-    with open(path) as file:
-        return [row for row in json.load(file) if row is not None]
-
-
-def _dump(rows, path):
-    with open(path, "w") as file:
-        json.dump(rows, file, indent=0)
 
 
 if __name__ == "__main__":
