@@ -14,6 +14,7 @@ import numpy as np
 from .correction import (
     EVIDENCE_STANDARD_ERRORS,
     agreement_gain,
+    align_class_distribution,
     correct_labels,
     is_quiet_pass,
     next_threshold,
@@ -33,6 +34,12 @@ class LabelCorrector:
         As in :class:`~sklearn_plc.PLCClassifier`; 0 is the paper's rule.
     runner_up_ratio : float in (0, 1], default=1.0
         As in :class:`~sklearn_plc.PLCClassifier`; 1 is the paper's rule.
+    distribution_alignment : bool, default=False
+        As in :class:`~sklearn_plc.PLCClassifier`: each pass reads the
+        averaged probabilities aligned (:func:`~sklearn_plc.correction.\
+align_class_distribution`) to the class frequencies of the labels as given.
+        With ``rows``, the mean prediction is that of those rows. False is the
+        paper's rule.
     warm_up : int >= 0 or None
         Rounds before the first correction pass; None to warm up until
         :meth:`end_warm_up` is called (a warm-up chosen from the data).
@@ -112,6 +119,8 @@ class LabelCorrector:
         window,
         min_confidence=0.0,
         runner_up_ratio=1.0,
+        distribution_alignment=False,
+        sample_weight=None,
         n_iter_no_change=None,
         judged=None,
         fixed=None,
@@ -123,6 +132,10 @@ class LabelCorrector:
         self.gather_labels = gather_labels
         self.min_confidence = min_confidence
         self.runner_up_ratio = runner_up_ratio
+        self.distribution_alignment = distribution_alignment
+        self.sample_weight = (
+            None if sample_weight is None else np.asarray(sample_weight)
+        )
         self.to_numpy = to_numpy
         self.n_iter_no_change = n_iter_no_change
         self.judged = slice(None) if judged is None else judged
@@ -375,8 +388,19 @@ class LabelCorrector:
             changed = np.zeros(n_samples, dtype=bool)
             n_corrected = 0
         else:
+            proba = self.to_numpy(self.averaged_proba())
+            if self.distribution_alignment:  # towards the labels as given, all rows
+                weights = self.sample_weight
+                given = np.bincount(
+                    self.initial_labels, weights=weights, minlength=proba.shape[1]
+                )
+                proba = align_class_distribution(
+                    proba,
+                    given / given.sum(),
+                    sample_weight=None if weights is None else weights[self.rows],
+                )
             new_labels, _ = correct_labels(
-                self.to_numpy(self.averaged_proba()),
+                proba,
                 self.labels[self.rows],
                 threshold,
                 min_confidence=self.min_confidence,

@@ -28,6 +28,7 @@ CORRECTION_CONSTRAINTS = {
     "window": [Interval(Integral, 1, None, closed="left")],
     "min_confidence": [Interval(Real, 0, 1, closed="both")],
     "runner_up_ratio": [Interval(Real, 0, 1, closed="right")],
+    "distribution_alignment": ["boolean"],
 }
 
 

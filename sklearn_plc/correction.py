@@ -25,6 +25,7 @@ import numpy as np
 
 __all__ = [
     "agreement_gain",
+    "align_class_distribution",
     "confidence_ratio",
     "correct_labels",
     "is_quiet_pass",
@@ -257,6 +258,71 @@ def correct_labels(proba, labels, threshold, min_confidence=0.0, runner_up_ratio
         )
     new_labels = np.where(changed, top_class.astype(labels.dtype, copy=False), labels)
     return new_labels, changed
+
+
+def align_class_distribution(proba, class_prior, sample_weight=None):
+    """Rescale predicted probabilities so that their mean follows a class prior.
+
+    Distribution alignment (as in ReMixMatch, Berthelot et al., 2020): each
+    class's column is multiplied by ``class_prior[c] / mean_i proba[i, c]`` and
+    every row is renormalised. A model trained on labels it relabels itself
+    drifts: where it over-predicts a class, a pass moves labels to that class,
+    the next fit over-predicts it more, and a class can absorb its neighbours
+    while label purity still rises. Aligned, a pass reads each class's evidence
+    relative to how often the model predicts it, so a class no longer grows by
+    the model's own bias.
+
+    Parameters
+    ----------
+    proba : array-like of float of shape (n_samples, n_classes)
+        Predicted class probabilities (rows summing to 1). Not modified.
+    class_prior : array-like of float of shape (n_classes,)
+        The class frequencies the mean prediction should have (PLC: those of
+        the labels as given). Non-negative, summing to 1.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Weights of the samples in the mean prediction (None: equal), so that
+        a sample of weight 2 counts as two copies of it.
+
+    Returns
+    -------
+    aligned : ndarray of shape (n_samples, n_classes)
+        The rescaled probabilities, in `proba`'s floating dtype. A class the
+        model never predicts (mean 0) stays at 0; a row whose rescaled
+        probabilities are all 0 is left as it was.
+
+    Raises
+    ------
+    ValueError
+        If `class_prior` does not have one non-negative entry per column of
+        `proba`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_plc.correction import align_class_distribution
+    >>> proba = np.array([[0.9, 0.1], [0.6, 0.4], [0.5, 0.5]])
+    >>> aligned = align_class_distribution(proba, np.array([0.5, 0.5]))
+    >>> aligned.argmax(axis=1)  # the model's excess of class 0 is taken out
+    array([0, 1, 1])
+    >>> aligned.mean(axis=0).round(2)
+    array([0.53, 0.47])
+    """
+    proba = np.asarray(proba)
+    if not np.issubdtype(proba.dtype, np.floating):
+        proba = proba.astype(np.float64)
+    prior = np.asarray(class_prior, dtype=np.float64)
+    if proba.ndim != 2 or prior.shape != (proba.shape[1],) or np.any(prior < 0):
+        raise ValueError(
+            f"class_prior must hold one non-negative frequency per class, "
+            f"{proba.shape[-1]} here; got {prior!r}."
+        )
+    mean = np.average(
+        proba.astype(np.float64, copy=False), axis=0, weights=sample_weight
+    )
+    weights = np.divide(prior, mean, out=np.ones_like(mean), where=mean > 0)
+    aligned = proba * weights.astype(proba.dtype)
+    total = aligned.sum(axis=1, keepdims=True)
+    return np.divide(aligned, total, out=proba.copy(), where=total > 0)
 
 
 def is_quiet_pass(n_corrected, n_samples, min_correction_rate):

@@ -345,6 +345,10 @@ class PLCCallback(Callback):
         As in :class:`~sklearn_plc.PLCClassifier`: the largest ratio of any
         third class's probability to the new class's (1: the ratio rule
         alone).
+    distribution_alignment : bool, default=True
+        As in :class:`~sklearn_plc.PLCClassifier`: each pass reads the
+        averaged probabilities rescaled so that their mean follows the class
+        frequencies of the labels as given (False: the paper's rule).
     proba_source : {"training_pass", "eval_pass"}, default="training_pass"
         ``"training_pass"``: the module's outputs recorded during each
         training batch (train mode, before that batch's optimiser step; no
@@ -428,6 +432,7 @@ class PLCCallback(Callback):
         window=5,
         min_confidence=0.0,
         runner_up_ratio=0.5,
+        distribution_alignment=True,
         proba_source="training_pass",
         verbose=0,
     ):
@@ -440,6 +445,7 @@ class PLCCallback(Callback):
         self.window = window
         self.min_confidence = min_confidence
         self.runner_up_ratio = runner_up_ratio
+        self.distribution_alignment = distribution_alignment
         self.proba_source = proba_source
         self.verbose = verbose
 
@@ -575,6 +581,7 @@ class PLCCallback(Callback):
             window=self.window,
             min_confidence=self.min_confidence,
             runner_up_ratio=self.runner_up_ratio,
+            distribution_alignment=self.distribution_alignment,
             fixed=None if trusted is None else trusted[self.training_positions_],
             rows=slice(None) if self._shard is None else self._shard.rows,
             gather_labels=None if self._shard is None else self._gather_labels,

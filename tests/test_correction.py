@@ -8,6 +8,7 @@ from hypothesis.extra.numpy import arrays
 
 from sklearn_plc.correction import (
     agreement_gain,
+    align_class_distribution,
     confidence_ratio,
     correct_labels,
     is_quiet_pass,
@@ -292,3 +293,36 @@ def test_agreement_gain_is_paired():
     gain, standard_error = agreement_gain(better, reference)
     assert gain == pytest.approx(0.01)
     assert standard_error == pytest.approx(np.std(better * 1.0 - reference) / 10)
+
+
+def test_alignment_takes_out_a_class_the_model_over_predicts():
+    # the model predicts class 0 for 2/3 of the mass; the given labels are 50/50
+    proba = np.array([[0.9, 0.1], [0.6, 0.4], [0.5, 0.5]])
+    aligned = align_class_distribution(proba, [0.5, 0.5])
+    np.testing.assert_array_equal(aligned.argmax(axis=1), [0, 1, 1])
+    assert abs(aligned.mean(axis=0)[0] - 0.5) < abs(proba.mean(axis=0)[0] - 0.5)
+
+
+def test_alignment_changes_nothing_when_the_mean_prediction_is_the_prior():
+    proba = np.array([[0.8, 0.2], [0.2, 0.8]])
+    np.testing.assert_allclose(align_class_distribution(proba, [0.5, 0.5]), proba)
+
+
+def test_alignment_keeps_rows_summing_to_one_and_a_never_predicted_class_at_zero():
+    proba = np.array([[0.7, 0.3, 0.0], [0.2, 0.8, 0.0]], dtype=np.float32)
+    aligned = align_class_distribution(proba, [0.2, 0.4, 0.4])
+    assert aligned.dtype == np.float32
+    np.testing.assert_allclose(aligned.sum(axis=1), 1.0, rtol=1e-6)
+    np.testing.assert_array_equal(aligned[:, 2], 0.0)
+
+
+def test_alignment_does_not_modify_its_input():
+    proba = np.array([[0.9, 0.1], [0.6, 0.4]])
+    copy = proba.copy()
+    align_class_distribution(proba, [0.5, 0.5])
+    np.testing.assert_array_equal(proba, copy)
+
+
+def test_alignment_rejects_a_prior_without_one_frequency_per_class():
+    with pytest.raises(ValueError, match="one non-negative frequency per class"):
+        align_class_distribution(np.full((2, 3), 1 / 3), [0.5, 0.5])

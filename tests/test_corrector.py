@@ -57,6 +57,40 @@ def test_converges_after_a_quiet_pass_at_the_end_threshold():
     assert corrector.converged
 
 
+def test_alignment_stops_a_pass_from_following_the_models_class_bias():
+    # a third of the given labels are class 0, but the model puts two thirds of
+    # its mass there: without alignment sample 1 moves to class 0, with it it stays
+    labels = [0, 1, 1]
+    proba = np.array([[0.9, 0.1], [0.75, 0.25], [0.35, 0.65]])
+    plain = make_corrector(labels, theta=0.5)
+    plain.add_proba(proba)
+    plain.run_round()
+    aligned = make_corrector(labels, theta=0.5, distribution_alignment=True)
+    aligned.add_proba(proba)
+    aligned.run_round()
+    np.testing.assert_array_equal(plain.labels, [0, 0, 1])
+    np.testing.assert_array_equal(aligned.labels, [0, 1, 1])
+
+
+def test_alignment_counts_a_sample_of_weight_two_as_two_copies():
+    labels = np.array([0, 1, 1])
+    proba = np.array([[0.7, 0.3], [0.75, 0.25], [0.1, 0.9]])
+    weighted = make_corrector(
+        labels, theta=0.5, distribution_alignment=True, sample_weight=[2, 1, 1]
+    )
+    weighted.add_proba(proba)
+    weighted.run_round()
+    copied = make_corrector(np.r_[0, labels], theta=0.5, distribution_alignment=True)
+    copied.add_proba(np.vstack([proba[:1], proba]))
+    copied.run_round()
+    unweighted = make_corrector(labels, theta=0.5, distribution_alignment=True)
+    unweighted.add_proba(proba)
+    unweighted.run_round()
+    np.testing.assert_array_equal(weighted.labels, copied.labels[1:])
+    np.testing.assert_array_equal(weighted.labels, [0, 0, 1])
+    np.testing.assert_array_equal(unweighted.labels, [0, 1, 1])
+
+
 def test_initial_labels_are_copied():
     labels = np.array([1, 0, 1])
     corrector = make_corrector(labels)
