@@ -38,49 +38,24 @@ import warnings
 import numpy as np
 from joblib import Parallel, delayed
 
+from benchmarks.dev_logs.judge_limits import _cell
 from benchmarks.dev_logs.net_judge import _dump, _load
 
 VARIANTS = ("default", "given", "current")
 
 
-def _aligned_corrector(target):
-    """A LabelCorrector whose passes read class-distribution-aligned probabilities."""
+def _current_aligned_corrector():
+    """A LabelCorrector aligning each pass to the labels it last trained on."""
     from sklearn_plc._corrector import LabelCorrector
+    from sklearn_plc.correction import align_class_distribution
 
-    class Aligned(LabelCorrector):
+    class AlignedToCurrent(LabelCorrector):
         def averaged_proba(self):
-            proba = np.asarray(self.to_numpy(super().averaged_proba()), float)
-            reference = self.initial_labels if target == "given" else self.labels
-            n_classes = proba.shape[1]
-            prior = np.bincount(reference[self.rows], minlength=n_classes)
-            prior = prior / prior.sum()
-            mean = proba.mean(axis=0)
-            aligned = proba * np.where(mean > 0, prior / np.maximum(mean, 1e-12), 1.0)
-            total = aligned.sum(axis=1, keepdims=True)
-            return np.divide(aligned, total, out=proba.copy(), where=total > 0)
+            proba = np.asarray(self.to_numpy(super().averaged_proba()))
+            current = np.bincount(self.labels, minlength=proba.shape[1])
+            return align_class_distribution(proba, current / current.sum())
 
-    return Aligned
-
-
-def _cell(dataset, model, noise, split, seed):
-    """(X_train, X_test, y_train, y_test, y_noisy, make_model) or None."""
-    if dataset == "hard-dev":
-        from benchmarks.dev_logs.validation_fraction import noisy_cell
-
-        return noisy_cell(dataset, model, noise, seed)
-    if dataset == "hard4-dev":
-        from benchmarks.dev_logs.judge_limits import _cell as hard4_cell
-
-        return hard4_cell(dataset, model, noise, seed)
-    from benchmarks import tables as T
-
-    _, posterior, _ = T._posterior(dataset, 1, split)
-    X_train, X_test, y_train, y_test = T._data(dataset, split)
-    try:
-        y_noisy, _, _ = T.NOISE_CELLS[noise].corrupt(y_train, posterior, seed)
-    except ValueError:
-        return None
-    return X_train, X_test, y_train, y_test, y_noisy, T.DATASETS[dataset].base_model
+    return AlignedToCurrent
 
 
 def cells(which):
@@ -135,7 +110,7 @@ def run_one(dataset, model, noise, split, seed, variants):
     from sklearn_plc import PLCClassifier
     from sklearn_plc._corrector import LabelCorrector
 
-    cell = _cell(dataset, model, noise, split, seed)
+    cell = _cell(dataset, model, noise, seed, split)
     if cell is None:
         return None
     X_train, X_test, y_train, y_test, y_noisy, make = cell
@@ -162,7 +137,7 @@ def run_one(dataset, model, noise, split, seed, variants):
     for variant in variants:
         # set for every task: a worker process keeps the class of its last task
         C.LabelCorrector = (
-            _aligned_corrector(variant) if variant == "current" else LabelCorrector
+            _current_aligned_corrector() if variant == "current" else LabelCorrector
         )
         if net:
             torch.manual_seed(seed)

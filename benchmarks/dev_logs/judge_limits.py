@@ -53,12 +53,12 @@ def load_hard4(seed):
     return train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
 
 
-def _cell(dataset, model, noise, seed):
+def _cell(dataset, model, noise, seed, split=1):
     """As ``validation_fraction.noisy_cell``, and the ``hard4-dev`` set."""
     if dataset != "hard4-dev":
         from benchmarks.dev_logs.validation_fraction import noisy_cell
 
-        return noisy_cell(dataset, model, noise, seed)
+        return noisy_cell(dataset, model, noise, seed, split)
     from benchmarks.unseen import _model, _noise
 
     X_train, X_test, y_train, y_test = load_hard4(seed)

@@ -46,10 +46,12 @@ def load(name, seed):
     return train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
 
 
-def noisy_cell(dataset, model, noise, seed):
+def noisy_cell(dataset, model, noise, seed, split=1):
     """One dev cell: ``(X_train, X_test, y_train, y_test, y_noisy, make_model)``.
 
-    None where the tables' noise cannot be drawn for this dataset.
+    `split` selects the tables' train/test split (a dev split: 1 or more; the
+    hard-dev set splits by `seed`). None where the tables' noise cannot be
+    drawn for this dataset.
     """
     if dataset == "hard-dev":
         from benchmarks.unseen import _model, _noise
@@ -59,8 +61,8 @@ def noisy_cell(dataset, model, noise, seed):
         return Xtr, Xte, ytr, yte, yn, lambda: _model(model)
     from benchmarks import tables as T
 
-    _, post, _ = T._posterior(dataset, 1, 1)
-    Xtr, Xte, ytr, yte = T._data(dataset, 1)
+    _, post, _ = T._posterior(dataset, 1, split)
+    Xtr, Xte, ytr, yte = T._data(dataset, split)
     try:
         yn, _, _ = T.NOISE_CELLS[noise].corrupt(ytr, post, seed)
     except ValueError:
