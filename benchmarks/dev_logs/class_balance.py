@@ -179,6 +179,8 @@ def summary(*paths):
     for key, runs in groups.items():
         for v in variants:
             mine = [r for r in runs if v in r]
+            if not mine:  # a variant not run on this set (the nets ran two)
+                continue
             by_cell = {}
             for r in mine:
                 delta = 100 * (r[v]["acc"] - r["std"])
