@@ -51,7 +51,9 @@ def fit_temperature(proba, labels, *, floor=1e-12):
         z -= z.max(axis=1, keepdims=True)
         return np.mean(np.log(np.exp(z).sum(axis=1)) - z[rows, labels])
 
-    found = minimize_scalar(log_loss, bounds=(np.log(0.05), np.log(50)), method="bounded")
+    found = minimize_scalar(
+        log_loss, bounds=(np.log(0.05), np.log(50)), method="bounded"
+    )
     return float(np.exp(found.x))
 
 
@@ -180,7 +182,9 @@ def summary(*paths):
                 continue
             by_cell = {}
             for r in mine:
-                by_cell.setdefault(r["noise"], []).append(100 * (r[v]["acc"] - r["std"]))
+                by_cell.setdefault(r["noise"], []).append(
+                    100 * (r[v]["acc"] - r["std"])
+                )
             deltas = np.array([np.mean(d) for d in by_cell.values()])
             purity = 100 * np.mean([r[v]["purity"] - r["purity"] for r in mine])
             temps = [t for r in mine for t in r[v]["temperatures"][:1]]
