@@ -35,6 +35,7 @@ from joblib import Parallel, delayed
 from benchmarks.dev_logs import class_balance
 from benchmarks.dev_logs.judge_limits import _cell
 from benchmarks.dev_logs.net_judge import _dump, _load
+from benchmarks.dev_logs.validation_fraction import with_standard
 
 VARIANTS = ("shipped", "temp-given", "temp-current")
 
@@ -124,20 +125,13 @@ def run_one(dataset, model, noise, split, seed, variants):
     from sklearn_plc import PLCClassifier
     from sklearn_plc._corrector import LabelCorrector
 
-    cell = _dev_cell(dataset, model, noise, seed, split)
-    if cell is None:
-        return None
-    X_train, X_test, y_train, y_test, y_noisy, make = cell
-    standard = make().fit(X_train, y_noisy)
-    row = dict(
-        dataset=dataset,
-        model=model,
-        noise=noise,
-        split=split,
-        seed=seed,
-        std=float(np.mean(standard.predict(X_test) == y_test)),
-        purity=float(np.mean(y_noisy == y_train)),
+    found = with_standard(
+        dataset, model, noise, seed, make_cell=lambda *c: _dev_cell(*c, split)
     )
+    if found is None:
+        return None
+    (X_train, X_test, y_train, y_test, y_noisy, make), row = found
+    row.update(split=split, purity=float(np.mean(y_noisy == y_train)))
     for variant in variants:
         # set for every task: a worker process keeps the class of its last task
         C.LabelCorrector = (
@@ -170,32 +164,16 @@ def run(path, which, variants):
 
 def summary(*paths):
     rows = [r for p in paths for r in _load(p)]
-    groups = {}
-    for r in rows:
-        key = r["dataset"] if r["model"] == "base" else f"{r['dataset']} {r['model']}"
-        groups.setdefault(key, []).append(r)
-    variants = [v for v in VARIANTS if any(v in r for r in rows)]
-    for key, runs in groups.items():
-        for v in variants:
-            mine = [r for r in runs if v in r]
-            if not mine:
-                continue
-            by_cell = {}
-            for r in mine:
-                by_cell.setdefault(r["noise"], []).append(
-                    100 * (r[v]["acc"] - r["std"])
-                )
-            deltas = np.array([np.mean(d) for d in by_cell.values()])
-            purity = 100 * np.mean([r[v]["purity"] - r["purity"] for r in mine])
-            temps = [t for r in mine for t in r[v]["temperatures"][:1]]
-            print(
-                f"{key:28s} {v:12s} mean {deltas.mean():+6.2f} "
-                f"ok {np.sum(deltas >= -0.5):2d}/{len(deltas)} "
-                f"worst {deltas.min():+6.1f}  purity {purity:+5.1f}  "
-                f"changed {np.mean([r[v]['changed'] for r in mine]):6.1f}  "
-                f"undone {sum(r[v]['undone'] for r in mine)}/{len(mine)}"
-                + (f"  first T {np.median(temps):.2f}" if temps else "")
-            )
+    for key, v, mine, deltas, purity in class_balance.variant_figures(rows, VARIANTS):
+        temps = [t for r in mine for t in r[v]["temperatures"][:1]]
+        print(
+            f"{key:28s} {v:12s} mean {deltas.mean():+6.2f} "
+            f"ok {np.sum(deltas >= -0.5):2d}/{len(deltas)} "
+            f"worst {deltas.min():+6.1f}  purity {purity:+5.1f}  "
+            f"changed {np.mean([r[v]['changed'] for r in mine]):6.1f}  "
+            f"undone {sum(r[v]['undone'] for r in mine)}/{len(mine)}"
+            + (f"  first T {np.median(temps):.2f}" if temps else "")
+        )
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ from joblib import Parallel, delayed
 
 from benchmarks.dev_logs.judge_limits import _cell
 from benchmarks.dev_logs.net_judge import _dump, _load
+from benchmarks.dev_logs.validation_fraction import with_standard
 
 VARIANTS = ("default", "given", "current")
 
@@ -110,10 +111,6 @@ def run_one(dataset, model, noise, split, seed, variants):
     from sklearn_plc import PLCClassifier
     from sklearn_plc._corrector import LabelCorrector
 
-    cell = _cell(dataset, model, noise, seed, split)
-    if cell is None:
-        return None
-    X_train, X_test, y_train, y_test, y_noisy, make = cell
     net = dataset in ("digits", "mnist1d")
     if net:
         import torch
@@ -122,14 +119,14 @@ def run_one(dataset, model, noise, split, seed, variants):
 
         torch.set_num_threads(1)
         torch.manual_seed(seed)
-    standard = make().fit(X_train, y_noisy)
-    row = dict(
-        dataset=dataset,
-        model=model,
-        noise=noise,
+    found = with_standard(
+        dataset, model, noise, seed, make_cell=lambda *c: _cell(*c, split)
+    )
+    if found is None:
+        return None
+    (X_train, X_test, y_train, y_test, y_noisy, make), row = found
+    row.update(
         split=split,
-        seed=seed,
-        std=float(np.mean(standard.predict(X_test) == y_test)),
         purity=float(np.mean(y_noisy == y_train)),
         # how far the given class counts are from the clean ones (L1, share)
         given_shift=float(_shift(y_noisy, y_train)),
@@ -169,13 +166,16 @@ def run(path, which, variants):
     _dump([r for r in rows if r is not None], path)
 
 
-def summary(*paths):
-    rows = [r for p in paths for r in _load(p)]
+def variant_figures(rows, variants):
+    """Per set of cells and variant: ``(set, variant, runs, deltas, purity gain)``.
+
+    `deltas` holds one mean PLC - Standard (points) per noise cell; a variant
+    not run on a set is left out.
+    """
     groups = {}
     for r in rows:
         key = r["dataset"] if r["model"] == "base" else f"{r['dataset']} {r['model']}"
         groups.setdefault(key, []).append(r)
-    variants = [v for v in VARIANTS if any(v in r for r in rows)]
     for key, runs in groups.items():
         for v in variants:
             mine = [r for r in runs if v in r]
@@ -183,18 +183,25 @@ def summary(*paths):
                 continue
             by_cell = {}
             for r in mine:
-                delta = 100 * (r[v]["acc"] - r["std"])
-                by_cell.setdefault(r["noise"], []).append(delta)
+                by_cell.setdefault(r["noise"], []).append(
+                    100 * (r[v]["acc"] - r["std"])
+                )
             deltas = np.array([np.mean(d) for d in by_cell.values()])
             purity = 100 * np.mean([r[v]["purity"] - r["purity"] for r in mine])
-            print(
-                f"{key:28s} {v:8s} mean {deltas.mean():+6.2f} "
-                f"ok {np.sum(deltas >= -0.5):2d}/{len(deltas)} "
-                f"worst {deltas.min():+6.1f}  purity {purity:+5.1f}  "
-                f"class shift {100 * np.mean([r[v]['shift'] for r in mine]):4.1f} "
-                f"(given {100 * np.mean([r['given_shift'] for r in mine]):4.1f})  "
-                f"undone {sum(r[v]['undone'] for r in mine)}/{len(mine)}"
-            )
+            yield key, v, mine, deltas, purity
+
+
+def summary(*paths):
+    rows = [r for p in paths for r in _load(p)]
+    for key, v, mine, deltas, purity in variant_figures(rows, VARIANTS):
+        print(
+            f"{key:28s} {v:8s} mean {deltas.mean():+6.2f} "
+            f"ok {np.sum(deltas >= -0.5):2d}/{len(deltas)} "
+            f"worst {deltas.min():+6.1f}  purity {purity:+5.1f}  "
+            f"class shift {100 * np.mean([r[v]['shift'] for r in mine]):4.1f} "
+            f"(given {100 * np.mean([r['given_shift'] for r in mine]):4.1f})  "
+            f"undone {sum(r[v]['undone'] for r in mine)}/{len(mine)}"
+        )
 
 
 if __name__ == "__main__":
