@@ -133,6 +133,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
         self.min_confidence = min_confidence
         self.runner_up_ratio = runner_up_ratio
         self.distribution_alignment = distribution_alignment
+        self._given_prior = None  # set by the first aligned pass
         self.sample_weight = (
             None if sample_weight is None else np.asarray(sample_weight)
         )
@@ -363,6 +364,15 @@ align_class_distribution`) to the class frequencies of the labels as given.
         self._mean /= len(self._window)
         return self._mean
 
+    def _given_class_prior(self, n_classes):
+        """Class frequencies of the labels as given (sample-weighted), computed once."""
+        if self._given_prior is None:
+            counts = np.bincount(
+                self.initial_labels, weights=self.sample_weight, minlength=n_classes
+            )
+            self._given_prior = counts / counts.sum()
+        return self._given_prior
+
     def run_round(self, *, refit=True, correct=True):
         """Run one round: a correction pass (after warm-up) and a schedule update.
 
@@ -391,12 +401,9 @@ align_class_distribution`) to the class frequencies of the labels as given.
             proba = self.to_numpy(self.averaged_proba())
             if self.distribution_alignment:  # towards the labels as given, all rows
                 weights = self.sample_weight
-                given = np.bincount(
-                    self.initial_labels, weights=weights, minlength=proba.shape[1]
-                )
                 proba = align_class_distribution(
                     proba,
-                    given / given.sum(),
+                    self._given_class_prior(proba.shape[1]),
                     sample_weight=None if weights is None else weights[self.rows],
                 )
             new_labels, _ = correct_labels(
