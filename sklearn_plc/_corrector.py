@@ -12,8 +12,6 @@ from collections import deque
 import numpy as np
 
 from .correction import (
-    EVIDENCE_STANDARD_ERRORS,
-    agreement_gain,
     align_class_distribution,
     correct_labels,
     is_quiet_pass,
@@ -43,15 +41,6 @@ align_class_distribution`) to the class frequencies of the labels as given.
     warm_up : int >= 0 or None
         Rounds before the first correction pass; None to warm up until
         :meth:`end_warm_up` is called (a warm-up chosen from the data).
-    n_iter_no_change : int >= 1 or None, default=None
-        Held-out selection (see :meth:`add_proba` with ``held_out=True``): the
-        run is :attr:`stalled` after this many judged rounds without a new best
-        set of labels. None turns the selection off: the last labels are kept.
-    judged : ndarray of int or None, default=None
-        The samples whose held-out predictions judge a set of labels (see
-        :meth:`add_proba`); None: all of them. PLC passes its validation
-        samples, whose given labels never train a model that sets another
-        sample's label.
     fixed : ndarray of bool of shape (n_samples,) or None, default=None
         Samples whose label no pass may change (trusted labels); None: none.
     rows : slice, default=slice(None)
@@ -92,13 +81,6 @@ align_class_distribution`) to the class frequencies of the labels as given.
     converged : bool
         Whether a pass at ``theta_end`` changed at most ``min_correction_rate``
         of the labels.
-    selection : dict or None
-        With held-out selection, after :meth:`select_best`: ``"round"`` (the
-        round whose fit judged the chosen labels; 0 with the labels as given),
-        ``"holdout_agreement"`` (its out-of-fold agreement with the given
-        labels), ``"given_labels_agreement"`` (the same for the labels as
-        given), ``"gain"`` and ``"standard_error"`` (the paired gain over the
-        labels as given), ``"n_judged"`` (the samples it was measured on).
 
     Notes
     -----
@@ -121,8 +103,6 @@ align_class_distribution`) to the class frequencies of the labels as given.
         runner_up_ratio=1.0,
         distribution_alignment=False,
         sample_weight=None,
-        n_iter_no_change=None,
-        judged=None,
         fixed=None,
         rows=slice(None),
         gather_labels=None,
@@ -138,15 +118,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
             None if sample_weight is None else np.asarray(sample_weight)
         )
         self.to_numpy = to_numpy
-        self.n_iter_no_change = n_iter_no_change
-        self.judged = slice(None) if judged is None else judged
         self.fixed = None if fixed is None else np.asarray(fixed, dtype=bool)
-        self._best = None  # the best judged labels: round, labels, agreement
-        self._reference = None  # the first judged labels (the labels as given)
-        self._last = None  # the last judged labels
-        self._stale = 0
-        self._agreement = None  # this round's held-out agreement, for the history
-        self.selection = None
         self.initial_labels = np.array(labels, copy=True)
         self.labels = self.initial_labels.copy()
         self.threshold = float(theta)
@@ -221,129 +193,28 @@ align_class_distribution`) to the class frequencies of the labels as given.
         self._window.clear()
         self._mean = None
 
-    def add_proba(self, proba, *, held_out=False):
+    def add_proba(self, proba):
         """Record the probabilities of a new model (one fit or one epoch).
 
         Parameters
         ----------
         proba : array of shape (n_samples, n_classes)
             The new model's probabilities.
-        held_out : bool, default=False
-            Whether each row comes from a model that did not train on that
-            sample (out-of-fold). Then the agreement of its predictions with
-            the given labels is recorded in the round's history, and, with
-            held-out selection on, the current labels (those the model was
-            trained on) are kept if they beat the best so far (see
-            :func:`~sklearn_plc.correction.agreement_gain`).
         """
-        if held_out:
-            self._judge(np.asarray(self.to_numpy(proba)))
         if len(self._window) == self._window.maxlen:
             self._window.popleft()  # free the oldest before the new one is kept
         if isinstance(proba, np.ndarray):
             proba = proba.astype(np.float32, copy=False)
         self._window.append(proba)
 
-    def _judge(self, proba):
-        judged = self.judged
-        agrees = proba[judged].argmax(axis=1) == self.initial_labels[judged]
-        self._agreement = float(agrees.mean())
-        candidate = {"round": self.n_rounds, "labels": None, "agrees": agrees}
-        if self._reference is None:
-            self._reference = candidate
-        self._last = candidate
-        if self.n_iter_no_change is None:
-            return
-        candidate["labels"] = self.labels.copy()
-        if self._best is None:
-            self._best = candidate
-            return
-        gain, standard_error = agreement_gain(agrees, self._best["agrees"])
-        if gain > 0 and gain > EVIDENCE_STANDARD_ERRORS * standard_error:
-            self._best, self._stale = candidate, 0
-        else:
-            self._stale += 1
+    def restore_given_labels(self):
+        """Undo every correction: the labels as given, no change recorded.
 
-    @property
-    def stalled(self):
-        """Whether held-out selection saw ``n_iter_no_change`` rounds without a gain."""
-        return self.n_iter_no_change is not None and self._stale >= (
-            self.n_iter_no_change
-        )
-
-    def select_best(self):
-        """Go back to the best judged labels (held-out selection only).
-
-        The labels, ``corrected_iter`` and ``corrections`` become those of the
-        best judged round: changes made by later passes are dropped (the
-        history keeps them). Does nothing without held-out selection.
+        The history keeps the rounds that were run.
         """
-        if self._best is None:
-            return
-        self._go_back_to(self._best)
-
-    def undo_if_worse(self, standard_errors):
-        """Return to the labels as given if the last judged labels lost to them.
-
-        Compares the held-out agreement with the given labels of the last
-        judged round (the models trained on the latest judged labels) with
-        that of the first (trained on the labels as given). If the paired gain
-        is below ``-standard_errors`` standard errors, the labels, corrections
-        and ``corrected_iter`` become those of the labels as given. Sets
-        :attr:`selection` (the evidence) either way, unless held-out
-        selection already chose, or nothing was judged after the first round:
-        the round kept (0 when undone), ``"gain"`` and ``"standard_error"`` of
-        the last judged labels over the labels as given, and ``"undone"``.
-
-        Parameters
-        ----------
-        standard_errors : float >= 0 or None
-            How clearly worse the corrected labels must be; None only records
-            the evidence.
-
-        Returns
-        -------
-        undone : bool
-            Whether the corrections were undone.
-        """
-        if self.selection is not None or self._last is self._reference:
-            return False
-        gain, standard_error = agreement_gain(
-            self._last["agrees"], self._reference["agrees"]
-        )
-        undone = standard_errors is not None and (
-            gain < -standard_errors * standard_error
-        )
-        if undone:
-            self._go_back_to({**self._reference, "labels": self.initial_labels})
-            # the evidence is that of the labels undone
-            self.selection.update(gain=gain, standard_error=standard_error)
-        else:
-            self._set_selection(self._last)
-        self.selection["undone"] = undone
-        return undone
-
-    def _go_back_to(self, judged):
-        back_to = judged["round"]
-        self.labels = judged["labels"].copy()
-        self._changes = [change for change in self._changes if change[0] < back_to]
+        self.labels = self.initial_labels.copy()
+        self._changes = []
         self.corrected_iter = np.full(self.labels.shape[0], -1, dtype=np.intp)
-        for round_index, samples, _, _ in self._changes:
-            self.corrected_iter[samples] = round_index
-        self._set_selection(judged)
-
-    def _set_selection(self, judged):
-        gain, standard_error = agreement_gain(
-            judged["agrees"], self._reference["agrees"]
-        )
-        self.selection = {
-            "round": judged["round"],
-            "holdout_agreement": float(judged["agrees"].mean()),
-            "given_labels_agreement": float(self._reference["agrees"].mean()),
-            "gain": gain,
-            "standard_error": standard_error,
-            "n_judged": int(judged["agrees"].shape[0]),
-        }
 
     def averaged_proba(self):
         """Mean of the probabilities recorded in the last ``window`` rounds."""
@@ -373,7 +244,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
             self._given_prior = counts / counts.sum()
         return self._given_prior
 
-    def run_round(self, *, refit=True, correct=True):
+    def run_round(self, *, refit=True, correct=True, holdout_agreement=None):
         """Run one round: a correction pass (after warm-up) and a schedule update.
 
         Parameters
@@ -385,6 +256,9 @@ align_class_distribution`) to the class frequencies of the labels as given.
         correct : bool, default=True
             False records a round without a pass, as in the warm-up (e.g. a
             run that ends after measuring, leaving the labels as given).
+        holdout_agreement : float or None, default=None
+            Recorded in the history: the held-out agreement with the given
+            labels of this round's models (see :mod:`sklearn_plc._judge`).
 
         Returns
         -------
@@ -446,8 +320,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
                 "n_corrected": n_corrected,
                 "n_changed": int(np.count_nonzero(self.labels != self.initial_labels)),
                 "refit": bool(refit),
-                "holdout_agreement": self._agreement,
+                "holdout_agreement": holdout_agreement,
             }
         )
-        self._agreement = None
         return changed

@@ -32,6 +32,25 @@ CORRECTION_CONSTRAINTS = {
 }
 
 
+# The parameters of one correction pass and of the schedule, named alike in
+# PLCClassifier, PLCCallback and LabelCorrector.
+PASS_PARAMS = (
+    "theta",
+    "beta",
+    "theta_end",
+    "schedule",
+    "window",
+    "min_confidence",
+    "runner_up_ratio",
+    "distribution_alignment",
+)
+
+
+def pass_params(owner):
+    """`owner`'s values of :data:`PASS_PARAMS`, by name."""
+    return {name: getattr(owner, name) for name in PASS_PARAMS}
+
+
 def check_threshold_range(theta, theta_end):
     """Raise when the schedule could not go from `theta` up to `theta_end`."""
     if theta_end < theta:

@@ -100,69 +100,20 @@ def test_initial_labels_are_copied():
     assert corrector.history[-1]["n_changed"] == 1
 
 
-def test_held_out_selection_goes_back_to_the_best_judged_labels():
-    given = np.array([1, 1, 0, 0])
-    corrector = make_corrector(given, n_iter_no_change=1)
-    corrector.add_proba(np.array([[0.9, 0.1]] * 4), held_out=True)  # agrees 2/4
-    corrector.run_round()  # corrects samples 0 and 1 to class 0
-    worse = np.array([[0.1, 0.9]] * 4)  # agrees 2/4 again: no gain
-    corrector.add_proba(worse, held_out=True)
-    assert corrector.stalled
-    corrector.select_best()
-    np.testing.assert_array_equal(corrector.labels, given)
-    assert corrector.selection["round"] == 0
+def test_restoring_the_given_labels_forgets_every_change():
+    corrector = make_corrector([1, 0, 1])
+    corrector.add_proba(CONFIDENT_CLASS_0)
+    corrector.run_round()
+    corrector.restore_given_labels()
+    np.testing.assert_array_equal(corrector.labels, [1, 0, 1])
     assert corrector.corrections["sample"].size == 0
     assert (corrector.corrected_iter == -1).all()
+    assert corrector.history[-1]["n_corrected"] == 1  # the history keeps the round
 
 
-def test_held_out_selection_keeps_labels_that_agree_better():
-    given = np.array([0, 0, 1, 1, 1, 1])
-    corrector = make_corrector(given, n_iter_no_change=1)
-    first = np.array([[0.9, 0.1]] * 4 + [[0.1, 0.9]] * 2)  # agrees 4/6
-    corrector.add_proba(first, held_out=True)
-    corrector.run_round()  # relabels samples 2 and 3 to class 0
-    corrector.add_proba(np.eye(2)[given], held_out=True)  # agrees 6/6
-    assert not corrector.stalled
-    corrector.select_best()
-    assert corrector.selection["round"] == 1
-    np.testing.assert_array_equal(corrector.labels, [0, 0, 0, 0, 1, 1])
-
-
-def _corrected_then_judged(second_round_proba):
-    """Given labels judged by round 0, corrected, then judged again."""
-    given = np.array([0] * 8 + [1] * 8)
-    corrector = make_corrector(given)
-    first = np.eye(2)[given].copy()
-    first[:2] = [0.05, 0.95]  # round 0 agrees 14/16 and relabels samples 0 and 1
-    corrector.add_proba(first, held_out=True)
-    corrector.run_round()
-    corrector.add_proba(second_round_proba, held_out=True)
-    corrector.run_round()
-    return given, corrector
-
-
-def test_corrections_are_undone_when_their_models_agree_clearly_worse():
-    given, corrector = _corrected_then_judged(np.array([[0.5, 0.5]] * 16))
-    assert corrector.undo_if_worse(2.0)  # agreement 14/16 -> 8/16
-    np.testing.assert_array_equal(corrector.labels, given)
-    assert corrector.selection["round"] == 0
-    assert corrector.selection["gain"] < 0
-    assert corrector.corrections["sample"].size == 0
-    assert (corrector.corrected_iter == -1).all()
-
-
-def test_corrections_are_kept_when_their_models_agree_as_well():
-    _, corrector = _corrected_then_judged(np.eye(2)[[1, 1] + [0] * 6 + [1] * 8])
-    labels = corrector.labels.copy()
-    assert not corrector.undo_if_worse(2.0)  # agreement 14/16 both times
-    np.testing.assert_array_equal(corrector.labels, labels)
-    assert corrector.selection["round"] == 1
-    assert corrector.selection["gain"] == 0
-
-
-def test_undo_if_worse_without_a_threshold_only_records_the_evidence():
-    _, corrector = _corrected_then_judged(np.array([[0.5, 0.5]] * 16))
-    labels = corrector.labels.copy()
-    assert not corrector.undo_if_worse(None)
-    np.testing.assert_array_equal(corrector.labels, labels)
-    assert corrector.selection["gain"] < 0
+def test_the_callers_held_out_agreement_is_recorded_in_the_history():
+    corrector = make_corrector([1, 0, 1])
+    corrector.add_proba(CONFIDENT_CLASS_0)
+    corrector.run_round(holdout_agreement=0.75)
+    corrector.run_round(refit=False)
+    assert [r["holdout_agreement"] for r in corrector.history] == [0.75, None]

@@ -7,12 +7,12 @@ This log swaps only the judge's reference labels for the clean ones on the same
 set-aside samples (an oracle standing in for verified labels), at several
 set-aside fractions, to bound what judging on trusted labels could recover:
 
-    PYTHONPATH=. python benchmarks/dev_logs/trusted_judge.py run tables OUT.json
-    PYTHONPATH=. python benchmarks/dev_logs/trusted_judge.py run hard OUT.json
-    PYTHONPATH=. python benchmarks/dev_logs/trusted_judge.py run feature OUT.json
-    python benchmarks/dev_logs/trusted_judge.py summary OUT.json [OUT2.json ...]
-    python benchmarks/dev_logs/trusted_judge.py summary \
-        benchmarks/dev_logs/trusted_judge.json
+    PYTHONPATH=. python benchmarks/studies/trusted_judge.py run tables OUT.json
+    PYTHONPATH=. python benchmarks/studies/trusted_judge.py run hard OUT.json
+    PYTHONPATH=. python benchmarks/studies/trusted_judge.py run feature OUT.json
+    python benchmarks/studies/trusted_judge.py summary OUT.json [OUT2.json ...]
+    python benchmarks/studies/trusted_judge.py summary \
+        benchmarks/studies/trusted_judge.json
 
 The ``feature`` run measures the library's ``trusted`` fit parameter itself: a
 random 20% (then 10%) of the training samples get their clean labels back, for
@@ -30,6 +30,8 @@ from collections import defaultdict
 import numpy as np
 from joblib import Parallel, delayed
 
+from benchmarks.studies.common import cells, noisy_cell, with_standard
+
 # name: (validation_fraction, undo bar in standard errors, judge on clean labels)
 VARIANTS = {
     "shipped": (0.2, 1.0, False),
@@ -41,28 +43,27 @@ VARIANTS = {
 
 
 def _judging_on(reference):
-    """A ``LabelCorrector._judge`` reading `reference`, not the given labels."""
-    from sklearn_plc._corrector import LabelCorrector
+    """A ``HeldOutJudge.judge`` reading `reference`, not the given labels."""
+    from sklearn_plc._judge import HeldOutJudge
 
-    original = LabelCorrector._judge
+    original = HeldOutJudge.judge
 
-    def judge(self, proba):
-        given = self.initial_labels
-        self.initial_labels = reference
+    def judge(self, proba, round_index):
+        given = self.given_labels
+        self.given_labels = reference
         try:
-            return original(self, proba)
+            return original(self, proba, round_index)
         finally:
-            self.initial_labels = given
+            self.given_labels = given
 
     return original, judge
 
 
 def run(dataset, model, noise, seed):
     warnings.simplefilter("ignore")
-    import sklearn_plc.classifier as C
-    from benchmarks.dev_logs.validation_fraction import with_standard
+    import sklearn_plc._refit_run as C
     from sklearn_plc import PLCClassifier
-    from sklearn_plc._corrector import LabelCorrector
+    from sklearn_plc._judge import HeldOutJudge
 
     measured = with_standard(dataset, model, noise, seed)
     if measured is None:
@@ -71,13 +72,13 @@ def run(dataset, model, noise, seed):
     original, oracle = _judging_on(np.asarray(y_train))
     for name, (fraction, bar, clean) in VARIANTS.items():
         C.WORSE_STANDARD_ERRORS = bar
-        LabelCorrector._judge = oracle if clean else original
+        HeldOutJudge.judge = oracle if clean else original
         try:
             plc = PLCClassifier(
                 make(), validation_fraction=fraction, random_state=seed
             ).fit(X_train, y_noisy)
         finally:
-            LabelCorrector._judge = original
+            HeldOutJudge.judge = original
         selection = plc.selection_ or {}
         out[name] = dict(
             acc=float(np.mean(plc.predict(X_test) == y_test)),
@@ -99,10 +100,9 @@ def run_feature(dataset, model, noise, seed):
     and once with ``trusted``.
     """
     warnings.simplefilter("ignore")
-    from benchmarks.dev_logs.judge_limits import _cell
     from sklearn_plc import PLCClassifier
 
-    cell = _cell(dataset, model, noise, seed)
+    cell = noisy_cell(dataset, model, noise, seed)
     if cell is None:
         return None
     X_train, X_test, y_train, y_test, y_noisy, make = cell
@@ -129,7 +129,6 @@ def run_feature(dataset, model, noise, seed):
 
 
 def feature_cells():
-    from benchmarks.dev_logs.validation_fraction import cells
 
     hard4 = [
         ("hard4-dev", m, n, s)
@@ -208,7 +207,6 @@ if __name__ == "__main__":
     if sys.argv[1] == "summary":
         summary(sys.argv[2:])
         sys.exit()
-    from benchmarks.dev_logs.validation_fraction import cells
 
     what, out = sys.argv[2], sys.argv[3]
     if what == "feature":

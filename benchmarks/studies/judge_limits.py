@@ -1,6 +1,6 @@
 """Dev protocol log: what limits the set-aside judge; four variants not shipped.
 
-Variants (none is in the library; docs/benchmarks.md, "What the noisy-label judge
+Variants (none is in the library; docs/development.md, "What the noisy-label judge
 cannot see"):
 
 - a calibrated confidence floor: a label moves only where, among samples of
@@ -17,13 +17,13 @@ The floor, the alignment and the pooled judge need ``judge_limits.patch``
 (environment switches and a handle on the run's ``LabelCorrector``) applied to
 commit 4ed9eef in a separate worktree; run from that worktree's root:
 
-    PLC_FLOOR=0.5 python benchmarks/dev_logs/judge_limits.py probe OUT.json
-    python benchmarks/dev_logs/judge_limits.py probe OUT.json "{'theta_end': 0.5}"
-    K=4 python benchmarks/dev_logs/judge_limits.py pooled tables OUT.json
-    K=4 python benchmarks/dev_logs/judge_limits.py pooled hard OUT.json
-    PLC_ALIGN=1 python benchmarks/dev_logs/judge_limits.py probe OUT.json
-    python benchmarks/dev_logs/judge_limits.py summary \
-        benchmarks/dev_logs/judge_limits.json
+    PLC_FLOOR=0.5 python benchmarks/studies/judge_limits.py probe OUT.json
+    python benchmarks/studies/judge_limits.py probe OUT.json "{'theta_end': 0.5}"
+    K=4 python benchmarks/studies/judge_limits.py pooled tables OUT.json
+    K=4 python benchmarks/studies/judge_limits.py pooled hard OUT.json
+    PLC_ALIGN=1 python benchmarks/studies/judge_limits.py probe OUT.json
+    python benchmarks/studies/judge_limits.py summary \
+        benchmarks/studies/judge_limits.json
 
 The floor on the tables' and hard-dev cells ran through ``validation_fraction.py``
 (variant ``vf20e``, the shipped defaults) with ``PLC_FLOOR=0.5`` or ``PLC_ALIGN=1``
@@ -42,28 +42,7 @@ from collections import defaultdict
 import numpy as np
 from joblib import Parallel, delayed
 
-
-def load_hard4(seed):
-    from sklearn.datasets import make_classification
-    from sklearn.model_selection import train_test_split
-
-    X, y = make_classification(
-        2500, 30, n_informative=12, n_classes=4, n_clusters_per_class=2, random_state=13
-    )
-    return train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
-
-
-def _cell(dataset, model, noise, seed, split=1):
-    """As ``validation_fraction.noisy_cell``, and the ``hard4-dev`` set."""
-    if dataset != "hard4-dev":
-        from benchmarks.dev_logs.validation_fraction import noisy_cell
-
-        return noisy_cell(dataset, model, noise, seed, split)
-    from benchmarks.unseen import _model, _noise
-
-    X_train, X_test, y_train, y_test = load_hard4(seed)
-    _, y_noisy = _noise(noise, seed).fit_resample(X_train, y_train)
-    return X_train, X_test, y_train, y_test, y_noisy, lambda: _model(model)
+from benchmarks.studies.common import cells, noisy_cell, with_standard
 
 
 def probe(model, noise, seed, params):
@@ -71,7 +50,7 @@ def probe(model, noise, seed, params):
     warnings.simplefilter("ignore")
     from sklearn_plc import PLCClassifier
 
-    X_train, X_test, y_train, y_test, y_noisy, make = _cell(
+    X_train, X_test, y_train, y_test, y_noisy, make = noisy_cell(
         "hard4-dev", model, noise, seed
     )
     standard = make().fit(X_train, y_noisy)
@@ -100,11 +79,10 @@ def probe(model, noise, seed, params):
 def pooled(dataset, model, noise, seed, draws):
     """Run 0 (the default run) and the judged evidence of `draws` set-aside draws."""
     warnings.simplefilter("ignore")
-    import sklearn_plc.classifier as C
-    from benchmarks.dev_logs.validation_fraction import with_standard
+    import sklearn_plc._refit_run as C
     from sklearn_plc import PLCClassifier
 
-    measured = with_standard(dataset, model, noise, seed, make_cell=_cell)
+    measured = with_standard(dataset, model, noise, seed, make_cell=noisy_cell)
     if measured is None:
         return None
     (X_train, X_test, y_train, y_test, y_noisy, make), out = measured
@@ -199,8 +177,6 @@ if __name__ == "__main__":
             for s in (100, 101, 102, 103)
         ]
     else:
-        from benchmarks.dev_logs.validation_fraction import cells
-
         what, out, draws = sys.argv[2], sys.argv[3], int(os.environ.get("K", 4))
         jobs = [delayed(pooled)(*cell, draws) for cell in cells(what)]
     rows = [row for row in Parallel(n_jobs=2)(jobs) if row is not None]

@@ -16,16 +16,16 @@ Selection rules are then evaluated offline (``summary``) on the recorded
 curves: e.g. PLC's final epoch against its warm-up epoch (the last epoch trained
 on the given labels only) by set-aside agreement.
 
-    PYTHONPATH=. python benchmarks/dev_logs/net_judge.py run OUT.json [FRACTION]
-    python benchmarks/dev_logs/net_judge.py summary OUT.json
-    PYTHONPATH=. python benchmarks/dev_logs/net_judge.py variant OUT.json theta=0.2
-    python benchmarks/dev_logs/net_judge.py summary-variant RUN.json OUT.json
-    PYTHONPATH=. python benchmarks/dev_logs/net_judge.py nets-dev OUT.json
+    PYTHONPATH=. python benchmarks/studies/net_judge.py run OUT.json [FRACTION]
+    python benchmarks/studies/net_judge.py summary OUT.json
+    PYTHONPATH=. python benchmarks/studies/net_judge.py variant OUT.json theta=0.2
+    python benchmarks/studies/net_judge.py summary-variant RUN.json OUT.json
+    PYTHONPATH=. python benchmarks/studies/net_judge.py nets-dev OUT.json
 
 ``variant`` runs PLC alone, with other settings, on all training samples; its
 summary compares it with the ``std`` curves of a ``run``. The logged figures:
-``summary benchmarks/dev_logs/net_judge.json`` and ``summary-variant
-benchmarks/dev_logs/net_judge.json benchmarks/dev_logs/net_judge_variants.json``
+``summary benchmarks/studies/net_judge.json`` and ``summary-variant
+benchmarks/studies/net_judge.json benchmarks/studies/net_judge_variants.json``
 (one line per variant in that file). ``nets-dev`` runs the nets benchmark's
 small and wide CNN at θ = 0.3 and 0.2 on a dev draw of mnist1d
 (``net_judge_nets_dev.json``).
@@ -39,6 +39,8 @@ import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
+
+from benchmarks.studies.common import dump_rows, load_rows, noisy_cell
 
 SEEDS = (100, 101, 102)
 N_TRAIN = 3500  # mnist1d's training samples in the tables (n = 5,000, 30% test)
@@ -93,7 +95,6 @@ def _fit(make, X, y, probe, seed, plc, params=None):
 def _cell(noise, seed):
     """The mnist1d dev cell (``validation_fraction.noisy_cell``), warnings off."""
     warnings.simplefilter("ignore")
-    from benchmarks.dev_logs.validation_fraction import noisy_cell
 
     return noisy_cell("mnist1d", "base", noise, seed)
 
@@ -136,10 +137,10 @@ def summary_variant(base_path, path):
     """Mean Δ against the base run's Standard, per noise cell and variant."""
     std = {
         (r["noise"], r["seed"]): r["std"][-1]["test"]
-        for r in _load(base_path)
+        for r in load_rows(base_path)
         if r is not None
     }
-    rows = [r for r in _load(path) if r is not None]
+    rows = [r for r in load_rows(path) if r is not None]
     for params in sorted({json.dumps(r["params"], sort_keys=True) for r in rows}):
         _summary_one(
             std, [r for r in rows if json.dumps(r["params"], sort_keys=True) == params]
@@ -179,7 +180,7 @@ def _standard_error(agreement, n_aside):
 
 
 def summary(path):
-    rows = [r for r in _load(path) if r is not None]
+    rows = [r for r in load_rows(path) if r is not None]
     n_aside = N_TRAIN * rows[0]["fraction"]
     rules = {
         "plc (all)": lambda r: r["plc"][-1]["test"],
@@ -288,28 +289,7 @@ def run_nets_dev(path, thetas=(0.3, 0.2), seeds=(100, 101)):
                 )
             print(row, flush=True)
             rows.append(row)
-    _dump(rows, path)
-
-
-def _load(path):
-    with open(path) as file:
-        return [row for row in json.load(file) if row is not None]
-
-
-def _dump(rows, path):
-    """The rows as JSON, floats to 4 decimals (the curves are long)."""
-
-    def rounded(value):
-        if isinstance(value, float):
-            return round(value, 4)
-        if isinstance(value, dict):
-            return {key: rounded(item) for key, item in value.items()}
-        if isinstance(value, list):
-            return [rounded(item) for item in value]
-        return value
-
-    with open(path, "w") as file:
-        json.dump(rounded(rows), file)
+    dump_rows(rows, path)
 
 
 if __name__ == "__main__":
@@ -327,10 +307,10 @@ if __name__ == "__main__":
         rows = Parallel(n_jobs=2)(
             delayed(run_variant)(n, s, params) for n, s in cells()
         )
-        _dump(rows, sys.argv[2])
+        dump_rows(rows, sys.argv[2])
         print("done", len(rows))
     else:
         fraction = float(sys.argv[3]) if len(sys.argv) > 3 else 0.1
         rows = Parallel(n_jobs=2)(delayed(run)(n, s, fraction) for n, s in cells())
-        _dump(rows, sys.argv[2])
+        dump_rows(rows, sys.argv[2])
         print("done", len(rows))

@@ -15,16 +15,16 @@ was right, and tries gates on the passes after the first:
 Each gate is a subclass of the library's ``LabelCorrector`` patched into the
 skorch path; nothing here changes the library.
 
-    PYTHONPATH=. python benchmarks/dev_logs/net_passes.py run OUT DATASET VARIANT...
-    PYTHONPATH=. python benchmarks/dev_logs/net_passes.py summary LOG.json
-    PYTHONPATH=. python benchmarks/dev_logs/net_passes.py lead
+    PYTHONPATH=. python benchmarks/studies/net_passes.py run OUT DATASET VARIANT...
+    PYTHONPATH=. python benchmarks/studies/net_passes.py summary LOG.json
+    PYTHONPATH=. python benchmarks/studies/net_passes.py lead
 
 ``lead`` prints PLC's lead over Standard per epoch from ``net_judge.json``'s
 curves (mnist1d dev, seeds 100-102, the shipped defaults). The logged figures
 (``net_passes.json``): ``run OUT digits default passes=3 anchor`` (6 min on 2
 cores), ``run OUT digits passes=5 unanimous`` (4 min) and ``run OUT mnist1d
 default passes=3 passes=5 unanimous anchor`` (37 min), merged; see
-docs/benchmarks.md, "Which of a net's correction passes help". The runs did not
+docs/development.md, "Which of a net's correction passes help". The runs did not
 repeat exactly: an earlier scratch run of the same mnist1d cells (which also
 scored the net every epoch) gave the default +0.24 against +1.06 here.
 
@@ -42,7 +42,7 @@ import warnings
 import numpy as np
 from joblib import Parallel, delayed
 
-from benchmarks.dev_logs.net_judge import _dump, _load
+from benchmarks.studies.common import dump_rows, load_rows, noisy_cell
 
 SEEDS = (100, 101)
 
@@ -82,7 +82,6 @@ def run_one(dataset, noise, seed, variant):
     import torch
 
     import sklearn_plc.skorch as plc_skorch
-    from benchmarks.dev_logs.validation_fraction import noisy_cell
     from sklearn_plc import PLCClassifier
     from sklearn_plc._corrector import LabelCorrector
 
@@ -132,14 +131,14 @@ def run(path, dataset, variants):
         for n in noises
         for s in SEEDS
     )
-    _dump([r for r in rows if r is not None], path)
+    dump_rows([r for r in rows if r is not None], path)
 
 
 def summary(path):
-    rows = _load(path)
+    rows = load_rows(path)
     std = {
         (r["noise"], r["seed"]): r["std"][-1]["test"]
-        for r in _load("benchmarks/dev_logs/net_judge.json")
+        for r in load_rows("benchmarks/studies/net_judge.json")
     }
     for dataset in sorted({r["dataset"] for r in rows}):
         mine = [r for r in rows if r["dataset"] == dataset]
@@ -167,10 +166,10 @@ def summary(path):
         _precision_by_pass([r for r in mine if r["variant"] == "default"], dataset)
 
 
-def lead_by_epoch(path="benchmarks/dev_logs/net_judge.json"):
+def lead_by_epoch(path="benchmarks/studies/net_judge.json"):
     """PLC − Standard clean-test accuracy per epoch, mean over seeds, per noise."""
     by_noise = {}
-    for r in _load(path):
+    for r in load_rows(path):
         standard = np.array([epoch["test"] for epoch in r["std"]])
         plc = np.array([epoch["test"] for epoch in r["plc"]])
         by_noise.setdefault(r["noise"], []).append(100 * (plc - standard))

@@ -1,22 +1,13 @@
-"""Dev protocol log: validation_fraction and the undo bar (docs/benchmarks.md).
+"""What the studies share: the dev cells, their noisy data, and the JSON logs.
 
-Run from the repository root at the commit that introduced validation_fraction
-(its default was then None, the undo bar 2 standard errors):
-
-    python benchmarks/dev_logs/validation_fraction.py hard  OUT.json default,vf20e
-    python benchmarks/dev_logs/validation_fraction.py tables OUT.json default,vf20e
-    python benchmarks/dev_logs/validation_fraction.py lr    OUT.json default,vf20e
-
-Variants: "_undo" sets the undo bar (sklearn_plc.classifier.WORSE_STANDARD_ERRORS)
-in the worker. Dev split 1 and seeds 100-102 only; nothing here uses split 0.
+Every cell is on the development protocol: the tables' dev split (1) or the hard
+dev sets split by the seed, and dev seeds (100 and up); nothing here reads the
+reported split 0.
 """
 
 import json
-import sys
-import warnings
 
 import numpy as np
-from joblib import Parallel, delayed
 
 HARD_MODELS = (
     "random-forest",
@@ -25,18 +16,10 @@ HARD_MODELS = (
     "5-nn",
     "extra-trees",
 )
-VARIANTS = {
-    "default": {},
-    "vf10": {"validation_fraction": 0.1},
-    "vf20": {"validation_fraction": 0.2},
-    "vf20e": {"validation_fraction": 0.2, "_undo": 1.0},
-    "vf10e": {"validation_fraction": 0.1, "_undo": 1.0},
-    "vf20z": {"validation_fraction": 0.2, "_undo": 0.0},
-    "vf30e": {"validation_fraction": 0.3, "_undo": 1.0},
-}
 
 
-def load(name, seed):
+def load_hard(seed):
+    """The hard 3-class dev set, split by `seed`."""
     from sklearn.datasets import make_classification
     from sklearn.model_selection import train_test_split
 
@@ -46,17 +29,29 @@ def load(name, seed):
     return train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
 
 
+def load_hard4(seed):
+    """The hard 4-class dev set, split by `seed`."""
+    from sklearn.datasets import make_classification
+    from sklearn.model_selection import train_test_split
+
+    X, y = make_classification(
+        2500, 30, n_informative=12, n_classes=4, n_clusters_per_class=2, random_state=13
+    )
+    return train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
+
+
 def noisy_cell(dataset, model, noise, seed, split=1):
     """One dev cell: ``(X_train, X_test, y_train, y_test, y_noisy, make_model)``.
 
     `split` selects the tables' train/test split (a dev split: 1 or more; the
-    hard-dev set splits by `seed`). None where the tables' noise cannot be
+    hard-dev and hard4-dev sets split by `seed`). None where the tables' noise cannot be
     drawn for this dataset.
     """
-    if dataset == "hard-dev":
+    if dataset in ("hard-dev", "hard4-dev"):
         from benchmarks.unseen import _model, _noise
 
-        Xtr, Xte, ytr, yte = load(dataset, seed)
+        load = load_hard if dataset == "hard-dev" else load_hard4
+        Xtr, Xte, ytr, yte = load(seed)
         _, yn = _noise(noise, seed).fit_resample(Xtr, ytr)
         return Xtr, Xte, ytr, yte, yn, lambda: _model(model)
     from benchmarks import tables as T
@@ -122,37 +117,23 @@ def with_standard(dataset, model, noise, seed, make_cell=noisy_cell):
     return cell, row
 
 
-def run(dataset, model, noise, seed, variants):
-    warnings.simplefilter("ignore")
-    import sklearn_plc.classifier as C
-    from sklearn_plc import PLCClassifier
-
-    measured = with_standard(dataset, model, noise, seed)
-    if measured is None:
-        return None
-    (Xtr, Xte, ytr, yte, yn, make), out = measured
-    for v in variants:
-        params = dict(VARIANTS[v])
-        undo = params.pop("_undo", 2.0)
-        C.WORSE_STANDARD_ERRORS = undo
-        p = PLCClassifier(make(), random_state=seed, **params).fit(Xtr, yn)
-        sel = p.selection_ or {}
-        out[v] = dict(
-            acc=float(np.mean(p.predict(Xte) == yte)),
-            z=float(sel.get("gain", np.nan) / sel["standard_error"])
-            if sel and sel["standard_error"] > 0
-            else None,
-            undone=bool(sel.get("undone", False)),
-            kept=p.termination_condition_ == "labels_kept",
-            pur=float(np.mean(p.labels_ == ytr)),
-        )
-    return out
+def load_rows(path):
+    """The rows of a study log, without the cells that could not be drawn."""
+    with open(path) as file:
+        return [row for row in json.load(file) if row is not None]
 
 
-if __name__ == "__main__":
-    what, out, variants = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
-    rows = Parallel(n_jobs=2)(delayed(run)(*j, variants) for j in cells(what))
-    rows = [r for r in rows if r is not None]
-    with open(out, "w") as file:
-        json.dump(rows, file)
-    print("done", len(rows))
+def dump_rows(rows, path):
+    """The rows as JSON, floats to 4 decimals (the curves are long)."""
+
+    def rounded(value):
+        if isinstance(value, float):
+            return round(value, 4)
+        if isinstance(value, dict):
+            return {key: rounded(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [rounded(item) for item in value]
+        return value
+
+    with open(path, "w") as file:
+        json.dump(rounded(rows), file)

@@ -20,8 +20,8 @@ class-distribution alignments of the probabilities each pass reads
 ``current`` a subclass of the library's ``LabelCorrector`` patched into the
 scikit-learn path (not the nets).
 
-    PYTHONPATH=. python benchmarks/dev_logs/class_balance.py run OUT.json SET VARIANT...
-    PYTHONPATH=. python benchmarks/dev_logs/class_balance.py summary LOG.json...
+    PYTHONPATH=. python benchmarks/studies/class_balance.py run OUT.json SET VARIANT...
+    PYTHONPATH=. python benchmarks/studies/class_balance.py summary LOG.json...
 
 SET: ``small`` (wine and wine-rf, dev splits 1 and 2, seeds 100-104 each),
 ``memorising`` (synthetic-5-rf, split 1, seeds 100-102), ``lr`` (blobs-2d,
@@ -38,9 +38,13 @@ import warnings
 import numpy as np
 from joblib import Parallel, delayed
 
-from benchmarks.dev_logs.judge_limits import _cell
-from benchmarks.dev_logs.net_judge import _dump, _load
-from benchmarks.dev_logs.validation_fraction import with_standard
+from benchmarks.studies.common import (
+    HARD_MODELS,
+    dump_rows,
+    load_rows,
+    noisy_cell,
+    with_standard,
+)
 
 VARIANTS = ("default", "given", "current")
 
@@ -61,7 +65,6 @@ def _current_aligned_corrector():
 
 def cells(which):
     """The (dataset, model, noise, split, seed) of a set (see the module docstring)."""
-    from benchmarks.dev_logs.validation_fraction import HARD_MODELS
     from benchmarks.tables import MEMORISING_NOISES, NOISE_CELLS
 
     dev = [(1, s) for s in (100, 101, 102)]
@@ -107,7 +110,7 @@ def cells(which):
 
 def run_one(dataset, model, noise, split, seed, variants):
     warnings.simplefilter("ignore")
-    import sklearn_plc.classifier as C
+    import sklearn_plc._refit_run as C
     from sklearn_plc import PLCClassifier
     from sklearn_plc._corrector import LabelCorrector
 
@@ -120,7 +123,7 @@ def run_one(dataset, model, noise, split, seed, variants):
         torch.set_num_threads(1)
         torch.manual_seed(seed)
     found = with_standard(
-        dataset, model, noise, seed, make_cell=lambda *c: _cell(*c, split)
+        dataset, model, noise, seed, make_cell=lambda *c: noisy_cell(*c, split)
     )
     if found is None:
         return None
@@ -163,7 +166,7 @@ def _shift(labels, clean):
 
 def run(path, which, variants):
     rows = Parallel(n_jobs=2)(delayed(run_one)(*c, variants) for c in cells(which))
-    _dump([r for r in rows if r is not None], path)
+    dump_rows([r for r in rows if r is not None], path)
 
 
 def variant_figures(rows, variants):
@@ -192,7 +195,7 @@ def variant_figures(rows, variants):
 
 
 def summary(*paths):
-    rows = [r for p in paths for r in _load(p)]
+    rows = [r for p in paths for r in load_rows(p)]
     for key, v, mine, deltas, purity in variant_figures(rows, VARIANTS):
         print(
             f"{key:28s} {v:8s} mean {deltas.mean():+6.2f} "

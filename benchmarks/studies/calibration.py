@@ -16,8 +16,8 @@ the labels before each pass (one scalar ``T``, the probabilities raised to
 Both are a subclass of the library's ``LabelCorrector`` patched into the
 scikit-learn path; distribution alignment then runs as shipped.
 
-    PYTHONPATH=. python benchmarks/dev_logs/calibration.py run OUT.json SET VARIANT...
-    PYTHONPATH=. python benchmarks/dev_logs/calibration.py summary LOG.json...
+    PYTHONPATH=. python benchmarks/studies/calibration.py run OUT.json SET VARIANT...
+    PYTHONPATH=. python benchmarks/studies/calibration.py summary LOG.json...
 
 SET: as in ``class_balance.py`` (``small``, ``memorising``, ``lr``, ``hard``,
 ``hard4``), and ``overconfident``: Gaussian naive Bayes and a random forest on
@@ -32,10 +32,8 @@ import warnings
 import numpy as np
 from joblib import Parallel, delayed
 
-from benchmarks.dev_logs import class_balance
-from benchmarks.dev_logs.judge_limits import _cell
-from benchmarks.dev_logs.net_judge import _dump, _load
-from benchmarks.dev_logs.validation_fraction import with_standard
+from benchmarks.studies import class_balance
+from benchmarks.studies.common import dump_rows, load_rows, noisy_cell, with_standard
 
 VARIANTS = ("shipped", "temp-given", "temp-current")
 
@@ -105,7 +103,7 @@ def cells(which):
 
 def _dev_cell(dataset, model, noise, seed, split):
     if dataset != "digits-dev":
-        return _cell(dataset, model, noise, seed, split)
+        return noisy_cell(dataset, model, noise, seed, split)
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
 
@@ -121,7 +119,7 @@ def _dev_cell(dataset, model, noise, seed, split):
 
 def run_one(dataset, model, noise, split, seed, variants):
     warnings.simplefilter("ignore")
-    import sklearn_plc.classifier as C
+    import sklearn_plc._refit_run as C
     from sklearn_plc import PLCClassifier
     from sklearn_plc._corrector import LabelCorrector
 
@@ -159,11 +157,11 @@ def run_one(dataset, model, noise, split, seed, variants):
 
 def run(path, which, variants):
     rows = Parallel(n_jobs=2)(delayed(run_one)(*c, variants) for c in cells(which))
-    _dump([r for r in rows if r is not None], path)
+    dump_rows([r for r in rows if r is not None], path)
 
 
 def summary(*paths):
-    rows = [r for p in paths for r in _load(p)]
+    rows = [r for p in paths for r in load_rows(p)]
     for key, v, mine, deltas, purity in class_balance.variant_figures(rows, VARIANTS):
         temps = [t for r in mine for t in r[v]["temperatures"][:1]]
         print(

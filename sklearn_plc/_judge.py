@@ -1,0 +1,248 @@
+"""The held-out judge: is the model worth correcting, and did the corrections help?
+
+Three questions, each answered on samples whose labels no judged model trained
+on, and from the given labels alone unless verified (``trusted``) ones exist:
+
+- **which samples judge** (:func:`choose_judged_samples`): the ``trusted``
+  samples, or a stratified set-aside of ``validation_fraction`` of them;
+- **whether the model memorises its labels** (:func:`memorisation_evidence`,
+  :func:`memorises`), measured in the first round; a model that does not is
+  left with the labels as given;
+- **whether the corrected labels train worse models** (:class:`HeldOutJudge`):
+  the held-out agreement with the given labels of each refit, and the undo
+  that returns the labels as given when the last refit agrees clearly worse
+  than the first.
+
+The math (paired gain, memorisation rate) lives in :mod:`sklearn_plc.correction`.
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.model_selection import (
+    GroupShuffleSplit,
+    ShuffleSplit,
+    StratifiedShuffleSplit,
+)
+
+from .correction import EVIDENCE_STANDARD_ERRORS, agreement_gain, memorisation_rate
+
+# Fewer trusted samples than this judge poorly (see the user guide, "Verified
+# labels"): one standard error of their agreement is several points.
+FEW_TRUSTED = 100
+
+
+def split_validation(fraction, encoded, rng, groups):
+    """Set aside `fraction` of the samples: sorted ``(training, validation)`` indices.
+
+    Stratified by the given labels where every class can have a sample on both
+    sides, by `groups` when given, otherwise at random.
+    """
+    seed = rng.randint(2**31 - 1)
+    n_samples = encoded.shape[0]
+    counts = np.bincount(encoded)  # every class is present
+    n_validation = int(np.ceil(fraction * n_samples))
+    if groups is not None:
+        splitter = GroupShuffleSplit(1, test_size=fraction, random_state=seed)
+    elif counts.min() >= 2 and (
+        counts.shape[0] <= n_validation <= n_samples - counts.shape[0]
+    ):
+        splitter = StratifiedShuffleSplit(1, test_size=fraction, random_state=seed)
+    else:
+        splitter = ShuffleSplit(1, test_size=fraction, random_state=seed)
+    try:
+        train, validation = next(
+            splitter.split(np.zeros((n_samples, 1)), encoded, groups)
+        )
+    except ValueError as error:  # e.g. one side would be empty
+        raise ValueError(
+            f"validation_fraction={fraction} cannot set samples aside from "
+            f"{n_samples}: {error} Use a validation_fraction that leaves "
+            f"samples on both sides, or validation_fraction=None."
+        ) from error
+    return np.sort(train), np.sort(validation)
+
+
+def choose_judged_samples(
+    encoded, rng, groups, *, trusted, validation_fraction, can_set_aside
+):
+    """The samples that judge, and those the correcting models train on.
+
+    Parameters
+    ----------
+    encoded : ndarray of int of shape (n_samples,)
+        The given labels.
+    rng : numpy.random.RandomState
+        Draws the set-aside (one draw, only when one is made).
+    groups : array-like or None
+        Keeps a group on one side of the set-aside.
+    trusted : ndarray of bool or None
+        Verified labels; they judge in place of a set-aside.
+    validation_fraction : float or None
+        Share of the samples to set aside; None judges on every sample.
+    can_set_aside : bool
+        False when the folds are given as index pairs, which cannot leave
+        samples out: the judged samples are then judged in place.
+
+    Returns
+    -------
+    training : ndarray of int or None
+        The samples the correcting models train on; None: all.
+    validation : ndarray of int or None
+        The samples no correcting model trains on; None: none.
+    judged : ndarray of int or None
+        The samples whose held-out predictions judge; None: all.
+    """
+    if trusted is not None:
+        judged = np.flatnonzero(trusted)
+        if judged.shape[0] < FEW_TRUSTED:
+            warnings.warn(
+                f"Only {judged.shape[0]} trusted samples judge the corrections, "
+                f"and no correcting model trains on them: one standard error of "
+                f"their agreement is several points, and on small noisy data "
+                f"withholding them cost accuracy (user guide, 'Verified "
+                f"labels'). With fewer than {FEW_TRUSTED}, consider fitting "
+                f"without trusted.",
+                UserWarning,
+                stacklevel=4,
+            )
+        if can_set_aside:
+            return np.flatnonzero(~trusted), judged, judged
+        return None, None, judged
+    if can_set_aside and validation_fraction is not None:
+        training, validation = split_validation(
+            validation_fraction, encoded, rng, groups
+        )
+        return training, validation, validation
+    return None, None, None
+
+
+def memorisation_evidence(encoded, held_out_proba, in_sample, left_out=None):
+    """How much of the labels as given a model memorises.
+
+    Parameters
+    ----------
+    encoded : ndarray of int of shape (n_samples,)
+        The given labels.
+    held_out_proba : ndarray of shape (n_samples, n_classes)
+        Out-of-fold (or out-of-bag) probabilities on the given labels.
+    in_sample : ndarray of shape (n_samples, n_classes)
+        Probabilities of a model fitted on all samples with the given labels
+        (but the `left_out` samples), on those samples.
+    left_out : ndarray of int or None
+        Samples not measured (the set-aside, which the model did not see).
+
+    Returns
+    -------
+    evidence : dict
+        ``"in_sample_agreement"``, ``"out_of_fold_agreement"``, ``"rate"``
+        (:func:`~sklearn_plc.correction.memorisation_rate`) and its
+        ``"standard_error"`` over samples.
+    """
+    measured = slice(None)
+    if left_out is not None:
+        measured = np.ones(encoded.shape[0], dtype=bool)
+        measured[left_out] = False
+    encoded = encoded[measured]
+    in_sample_agrees = in_sample[measured].argmax(axis=1) == encoded
+    out_of_fold_agrees = held_out_proba[measured].argmax(axis=1) == encoded
+    _, gap_error = agreement_gain(in_sample_agrees, out_of_fold_agrees)
+    contradicted = 1.0 - out_of_fold_agrees.mean()
+    return {
+        "in_sample_agreement": float(in_sample_agrees.mean()),
+        "out_of_fold_agreement": float(out_of_fold_agrees.mean()),
+        "rate": memorisation_rate(in_sample_agrees, out_of_fold_agrees),
+        "standard_error": float(gap_error / contradicted) if contradicted else 0.0,
+    }
+
+
+def memorises(evidence, min_memorisation):
+    """Whether the rate, less one standard error, reaches `min_memorisation`."""
+    margin = EVIDENCE_STANDARD_ERRORS * evidence["standard_error"]
+    return evidence["rate"] - margin >= min_memorisation
+
+
+class HeldOutJudge:
+    """Held-out agreement with the given labels, refit after refit.
+
+    Where the given label is more often right than wrong at every x, a model
+    trained on labels closer to the clean ones agrees more often with the given
+    labels in expectation (:func:`~sklearn_plc.correction.agreement_gain`), so
+    corrections can be judged without a clean label; verified labels judge the
+    same way, without that condition.
+
+    Parameters
+    ----------
+    given_labels : ndarray of int of shape (n_samples,)
+        The labels as given (or verified) that predictions are compared with.
+    judged : ndarray of int or None, default=None
+        The samples that judge; None: all of them.
+    """
+
+    def __init__(self, given_labels, judged=None):
+        self.given_labels = given_labels
+        self.judged = slice(None) if judged is None else judged
+        self._reference = None  # the first judged round: the labels as given
+        self._last = None  # the last judged round
+
+    def judge(self, proba, round_index):
+        """Record the held-out predictions of a refit; return their agreement.
+
+        Parameters
+        ----------
+        proba : ndarray of shape (n_samples, n_classes)
+            Held-out probabilities of the models trained in round `round_index`.
+        round_index : int
+            The round whose labels those models were trained on.
+
+        Returns
+        -------
+        agreement : float
+            Share of the judged samples predicted as their given label.
+        """
+        judged = self.judged
+        agrees = proba[judged].argmax(axis=1) == self.given_labels[judged]
+        record = {"round": round_index, "agrees": agrees}
+        if self._reference is None:
+            self._reference = record
+        self._last = record
+        return float(agrees.mean())
+
+    def verdict(self, standard_errors):
+        """The evidence for the last judged labels, and whether to undo them.
+
+        Compares the agreement of the last judged round with that of the first
+        (models trained on the labels as given).
+
+        Parameters
+        ----------
+        standard_errors : float >= 0 or None
+            Undo when the paired gain is below ``-standard_errors`` standard
+            errors; None only records the evidence.
+
+        Returns
+        -------
+        selection : dict or None
+            ``"round"`` (the round whose labels are returned: 0 when undone),
+            ``"holdout_agreement"``, ``"given_labels_agreement"``, ``"gain"``
+            and ``"standard_error"`` (of the last judged labels over the labels
+            as given), ``"n_judged"`` and ``"undone"``. None when nothing was
+            judged after the first round.
+        """
+        last, reference = self._last, self._reference
+        if last is reference:
+            return None
+        gain, standard_error = agreement_gain(last["agrees"], reference["agrees"])
+        undone = standard_errors is not None and (
+            gain < -standard_errors * standard_error
+        )
+        kept = reference if undone else last
+        return {
+            "round": kept["round"],
+            "holdout_agreement": float(kept["agrees"].mean()),
+            "given_labels_agreement": float(reference["agrees"].mean()),
+            "gain": gain,
+            "standard_error": standard_error,
+            "n_judged": int(last["agrees"].shape[0]),
+            "undone": undone,
+        }

@@ -1,0 +1,203 @@
+"""PLC inside one training run of a skorch net: a correction pass after every epoch.
+
+The net is cloned with a :class:`~sklearn_plc.skorch.PLCCallback` added, trained
+once for its ``max_epochs`` on a copy of the labels, and the callback's
+:class:`~sklearn_plc._corrector.LabelCorrector` holds the result. torch and
+skorch are imported only when a net is fitted.
+"""
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_consistent_length
+
+from ._params import check_threshold_range, pass_params
+from ._run import RunResult
+from ._validation import check_estimator_for_confidence
+
+
+class NetRun:
+    """The one-run path of ``PLCClassifier`` for skorch nets.
+
+    See :mod:`sklearn_plc._run` for the interface it shares with the refit path.
+
+    Parameters
+    ----------
+    plc : PLCClassifier
+        Its parameters are read, never set.
+    estimator : skorch.NeuralNetClassifier or NeuralNetBinaryClassifier
+        The net; cloned, never fitted itself.
+    confidence : {"training_pass", "eval_pass"}
+        Where each epoch's probabilities come from (the callback's
+        ``proba_source``).
+    """
+
+    def __init__(self, plc, estimator, confidence):
+        self.plc = plc
+        self.estimator = estimator
+        self.confidence = confidence
+
+    def check_input(self, X, encoded, classes, sample_weight, fit_params):
+        """Validate the net, X and the fit parameters; return ``(X, fit_params)``."""
+        check_estimator_for_confidence(self.estimator, self.confidence)
+        check_threshold_range(self.plc.theta, self.plc.theta_end)
+        check_supported_net(self.estimator, len(classes))
+        check_supported_input(X)
+        if sample_weight is not None:
+            raise ValueError(
+                "sample_weight is not supported for skorch nets, whose fit passes "
+                "extra arguments to the module's forward; weight the loss in the "
+                "module or criterion instead."
+            )
+        arrays = list(X.values()) if isinstance(X, dict) else [X]
+        try:
+            check_consistent_length(*arrays, encoded)
+        except (TypeError, ValueError) as error:
+            raise ValueError(
+                f"X and y must have one label per sample. {error}"
+            ) from error
+        return X, fit_params
+
+    def run(self, X, encoded, n_classes, fit_params, trusted):
+        """Train the net once with PLC's callback; return a :class:`RunResult`."""
+        import torch
+
+        from .skorch import PLCCallback
+
+        plc = self.plc
+        callback = PLCCallback(
+            **pass_params(plc),
+            min_correction_rate=plc.min_correction_rate,
+            warm_up=plc.warm_up,
+            proba_source=self.confidence,
+            verbose=plc.verbose,
+        )
+        callback.kept_as_given = trusted  # read when training starts
+        net, name = with_callback(clone(self.estimator), callback)
+        labels = encoded.astype(label_dtype(net))  # PLC edits a copy
+        with float64_hint(X):
+            if plc.random_state is None:
+                net.fit(X, labels, **fit_params)
+            else:
+                seed = check_random_state(plc.random_state).randint(2**31 - 1)
+                with torch.random.fork_rng():  # seeds torch, leaves its state
+                    torch.manual_seed(seed)
+                    net.fit(X, labels, **fit_params)
+
+        callback = dict(net.callbacks_)[name]
+        corrector = callback.corrector_
+        if corrector.converged:
+            termination = "converged"
+        elif callback.interrupted_:
+            termination = "interrupted"
+        else:
+            termination = "max_epochs"
+        return RunResult(
+            corrector=corrector,
+            termination=termination,
+            estimator=net,
+            positions=callback.training_positions_,
+            attributes={
+                "recorded_bytes_": callback.recorded_bytes_,
+                "warm_up_": callback.warm_up_,
+            },
+        )
+
+
+def check_supported_net(net, n_classes):
+    """Reject nets whose training labels PLC cannot correct."""
+    from skorch import NeuralNetBinaryClassifier, NeuralNetClassifier
+
+    from .skorch import PLCCallback
+
+    if isinstance(net, NeuralNetBinaryClassifier):
+        if n_classes != 2:
+            raise ValueError(
+                f"NeuralNetBinaryClassifier learns two classes, but y has "
+                f"{n_classes}. Use skorch.NeuralNetClassifier with one output per "
+                f"class."
+            )
+    elif not isinstance(net, NeuralNetClassifier):
+        raise TypeError(
+            f"PLC corrects class labels, so it supports skorch's "
+            f"NeuralNetClassifier and NeuralNetBinaryClassifier (and their "
+            f"subclasses); got {type(net).__name__}."
+        )
+    for _, callback in _named_callbacks(net):
+        if isinstance(callback, PLCCallback):
+            raise ValueError(
+                "The net already has a PLCCallback, and PLCClassifier adds its own: "
+                "two would correct the same labels with outputs of different "
+                "shapes. Remove the PLCCallback from the net's callbacks, or fit "
+                "the net with its callback directly, without PLCClassifier."
+            )
+
+
+def _named_callbacks(net):
+    """``(name, callback)`` of the net's own callbacks, named as skorch names them."""
+    callbacks = net.callbacks if isinstance(net.callbacks, list) else []
+    for entry in callbacks:
+        if isinstance(entry, tuple):
+            yield entry
+        elif isinstance(entry, type):
+            yield entry.__name__, entry
+        else:
+            yield type(entry).__name__, entry
+
+
+def with_callback(net, callback):
+    """A copy of `net` that also runs PLC's `callback`, and the callback's name.
+
+    The name is ``"plc"`` unless the net already has a callback by that name.
+    With ``callbacks="disable"`` the copy runs PLC's callback alone, as the net
+    ran none of its own. The copy is built from the net's parameters, so it is
+    unfitted, as a clone is.
+    """
+    existing = net.callbacks if isinstance(net.callbacks, list) else []
+    taken = {name for name, _ in _named_callbacks(net)}
+    name, suffix = "plc", 1
+    while name in taken:
+        name, suffix = f"plc_{suffix}", suffix + 1
+    params = net.get_params(deep=False)
+    params["callbacks"] = [*existing, (name, callback)]
+    if net.callbacks == "disable":
+        defaults = [default for default, _ in net.get_default_callbacks()]
+        params.update({f"callbacks__{default}": None for default in defaults})
+    return type(net)(**params), name
+
+
+def label_dtype(net):
+    """The dtype of the labels `net` trains on: float for a binary net."""
+    from skorch import NeuralNetBinaryClassifier
+
+    return np.float32 if isinstance(net, NeuralNetBinaryClassifier) else np.int64
+
+
+class float64_hint:
+    """Add the fix to torch's dtype error when X is float64 (a NumPy default)."""
+
+    def __init__(self, X):
+        self.float64 = getattr(X, "dtype", None) == np.float64
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        if self.float64 and isinstance(error, RuntimeError) and "Double" in str(error):
+            raise RuntimeError(
+                f"{error}. X is float64, and the net's parameters are float32: pass "
+                f"X.astype('float32')."
+            ) from error
+        return False
+
+
+def check_supported_input(X):
+    """Reject inputs whose labels PLC cannot reach."""
+    from skorch.utils import is_dataset
+
+    if is_dataset(X):
+        raise TypeError(
+            "PLCClassifier needs the labels separately from the inputs: X is a "
+            "torch Dataset that holds its own targets. Pass "
+            "X=skorch.helper.SliceDataset(dataset, idx=0) and y as an array."
+        )

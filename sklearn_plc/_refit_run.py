@@ -1,0 +1,382 @@
+"""PLC around a scikit-learn estimator: a refit (or fold refits) every round.
+
+Each round fits the estimator on the current labels, records its probabilities
+(in sample, out of fold or out of bag) with the run's
+:class:`~sklearn_plc._corrector.LabelCorrector`, and runs a correction pass.
+With held-out probabilities the first round also takes the memorisation test,
+and every refit is judged by :class:`~sklearn_plc._judge.HeldOutJudge`, which
+undoes the corrections at the end if they trained clearly worse models.
+"""
+
+import functools
+import warnings
+from numbers import Integral
+
+import numpy as np
+from sklearn import get_config
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import StratifiedKFold, check_cv
+from sklearn.utils import check_random_state
+from sklearn.utils.metadata_routing import process_routing
+from sklearn.utils.validation import check_consistent_length
+from tqdm.auto import tqdm
+
+from ._corrector import LabelCorrector
+from ._judge import (
+    HeldOutJudge,
+    choose_judged_samples,
+    memorisation_evidence,
+    memorises,
+)
+from ._out_of_fold import in_sample_proba, out_of_bag_proba, out_of_fold_proba
+from ._parallel import data_sent_once
+from ._params import check_threshold_range, pass_params
+from ._run import RunResult
+from ._validation import (
+    HELD_OUT_CONFIDENCES,
+    check_cv_against_classes,
+    check_cv_is_reusable,
+    check_estimator_for_confidence,
+    check_finite_proba,
+    check_groups,
+    check_sample_weight,
+    seed_unset_random_states,
+    sets_warm_start,
+)
+from .correction import WORSE_STANDARD_ERRORS
+
+# "auto" min_correction_rate when each round costs a refit
+REFIT_MIN_CORRECTION_RATE = 0.05
+
+
+def make_splits(cv, X, encoded, rng, groups, train=None):
+    """The folds of `cv`; with `train`, folds of those samples only (global indices)."""
+    if isinstance(cv, Integral):
+        if groups is not None:
+            raise ValueError(
+                f"groups were passed to fit, but cv={cv} makes "
+                "StratifiedKFold folds, which ignore groups. Pass a group-aware "
+                "splitter, e.g. cv=GroupKFold(5) or StratifiedGroupKFold(5)."
+            )
+        splitter = StratifiedKFold(
+            n_splits=cv, shuffle=True, random_state=rng.randint(2**31 - 1)
+        )
+    else:
+        splitter = check_cv(cv, encoded, classifier=True)
+    if train is None:
+        return list(splitter.split(X, encoded, groups))
+    # splitters read only the number of rows from X
+    folds = splitter.split(
+        np.zeros((train.shape[0], 1)),
+        encoded[train],
+        None if groups is None else np.asarray(groups)[train],
+    )
+    return [(train[fit], train[test]) for fit, test in folds]
+
+
+class RefitRun:
+    """The refit loop of ``PLCClassifier`` (see :mod:`sklearn_plc._run`).
+
+    Parameters
+    ----------
+    plc : PLCClassifier
+        Its parameters are read; it is changed only by ``check_input``, which
+        validates X on it as scikit-learn does (``n_features_in_``).
+    estimator : estimator object
+        The classifier to refit; cloned, never fitted itself.
+    confidence : {"in_sample", "cv", "oob"}
+        Where each round's probabilities come from.
+    """
+
+    def __init__(self, plc, estimator, confidence):
+        self.plc = plc
+        self.estimator = estimator
+        self.confidence = confidence
+        self.groups = None
+
+    def check_input(self, X, encoded, classes, sample_weight, fit_params):
+        """Validate X and the fit parameters; return ``(X, fit_params)``."""
+        plc = self.plc
+        check_cv_is_reusable(plc.cv)
+        X = plc._validate_X(X, reset=True)
+        try:
+            check_consistent_length(X, encoded)
+        except ValueError as error:
+            raise ValueError(
+                f"X and y must have one label per row of X. {error}"
+            ) from error
+        check_estimator_for_confidence(self.estimator, self.confidence)
+        check_threshold_range(plc.theta, plc.theta_end)
+        if self.confidence == "cv":
+            check_cv_against_classes(plc.cv, classes.shape[0], encoded)
+        self.sample_weight = check_sample_weight(sample_weight, encoded.shape[0])
+        if self.sample_weight is not None:
+            fit_params = {"sample_weight": self.sample_weight, **fit_params}
+        if get_config()["enable_metadata_routing"]:
+            routed = process_routing(plc, "fit", **fit_params)
+            fit_params = routed.estimator.fit
+            splitter = routed.get("splitter")
+            self.groups = None if splitter is None else splitter.split.get("groups")
+        else:
+            fit_params = dict(fit_params)
+            self.groups = fit_params.pop("groups", None)
+        check_groups(self.groups, self.confidence, plc.confidence)
+        return X, fit_params
+
+    def run(self, X, encoded, n_classes, fit_params, trusted):
+        """Correct the labels round by round; return a :class:`RunResult`."""
+        plc = self.plc
+        self.n_classes = n_classes
+        rng = check_random_state(plc.random_state)
+        estimator = self.estimator
+        if plc.random_state is not None:
+            estimator = seed_unset_random_states(clone(estimator), rng)
+        held_out = self.confidence in HELD_OUT_CONFIDENCES
+        training = validation = judged = None
+        if held_out and plc.revert_if_worse:
+            folds_given = not (isinstance(plc.cv, Integral) or hasattr(plc.cv, "split"))
+            training, validation, judged = choose_judged_samples(
+                encoded,
+                rng,
+                self.groups,
+                trusted=trusted,
+                validation_fraction=plc.validation_fraction,
+                can_set_aside=not (self.confidence == "cv" and folds_given),
+            )
+        splits = None
+        if self.confidence == "cv":
+            splits = make_splits(plc.cv, X, encoded, rng, self.groups, train=training)
+        self.continuing = self.confidence == "in_sample" and sets_warm_start(estimator)
+        corrector = LabelCorrector(
+            encoded,
+            **pass_params(plc),
+            min_correction_rate=(
+                REFIT_MIN_CORRECTION_RATE
+                if plc.min_correction_rate == "auto"
+                else plc.min_correction_rate
+            ),
+            warm_up=0 if plc.warm_up == "auto" else plc.warm_up,
+            sample_weight=self.sample_weight,
+            fixed=trusted,
+        )
+        judge = HeldOutJudge(encoded, judged) if held_out else None
+        fold_indices = [part for fold in splits or () for part in fold]
+        with data_sent_once(X, *fold_indices):
+            model, model_labels, memorisation, stopped = self._loop(
+                corrector, judge, estimator, X, splits, fit_params, validation
+            )
+        if stopped == "max_iter":
+            warnings.warn(
+                f"PLC stopped at max_iter={plc.max_iter} rounds before a quiet pass "
+                f"at theta_end={plc.theta_end}; the labels may still be moving. "
+                f"Increase max_iter, or raise min_correction_rate.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        selection = None
+        if judge is not None:
+            # a judge on verified labels is unbiased, so any measured loss undoes
+            worse_bar = 0.0 if trusted is not None else WORSE_STANDARD_ERRORS
+            selection = judge.verdict(worse_bar if plc.revert_if_worse else None)
+            if selection is not None and selection["undone"]:
+                corrector.restore_given_labels()
+            if selection is not None and selection["round"] == 0:
+                stopped = "labels_kept"
+        return RunResult(
+            corrector=corrector,
+            termination=stopped,
+            estimator=self._final_model(
+                estimator, (model, model_labels), corrector.labels, X, fit_params
+            ),
+            selection=selection,
+            memorisation=memorisation,
+            validation_indices=judged,
+        )
+
+    def _final_model(self, estimator, last_model, labels, X, fit_params):
+        """The model trained on the final labels (see ``final_fit``), or None.
+
+        `last_model` is ``(model, the labels it was fitted on)`` from the loop.
+        """
+        model, model_labels = last_model
+        model_is_current = model is not None and np.array_equal(model_labels, labels)
+        if self.plc.final_fit and not model_is_current:
+            final = model if self.continuing else clone(estimator)
+            return final.fit(X, labels, **fit_params)
+        if model_is_current or self.confidence != "cv":
+            return model
+        return None
+
+    def _round_proba(
+        self, model, X, labels, n_classes, splits, fit_params, fit_on_all, validation
+    ):
+        """Fit for one round; return probabilities with one column per class.
+
+        With ``splits`` the probabilities are out-of-fold (`model` is cloned per
+        fold and left unfitted), and with `fit_on_all` a model fitted on all
+        samples, with its in-sample probabilities, comes back too (fitted beside
+        the folds). Out of bag, they come from a clone of `model` fitted on all
+        samples, which comes back (with its in-sample probabilities if
+        `fit_on_all`). Otherwise `model` is fitted on all samples and predicts
+        them. `validation` samples are predicted by models that did not train
+        on them.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        on_all : (model, in-sample proba or None) or None
+        """
+        if self.confidence == "oob":
+            return out_of_bag_proba(
+                model,
+                X,
+                labels,
+                n_classes,
+                fit_params=fit_params,
+                in_sample=fit_on_all,
+                validation=validation,
+            )
+        if splits is not None:
+            return out_of_fold_proba(
+                model,
+                X,
+                labels,
+                splits,
+                n_classes,
+                fit_params=fit_params,
+                n_jobs=self.plc.n_jobs,
+                fit_on_all=fit_on_all,
+                validation=validation,
+            )
+        model.fit(X, labels, **fit_params)
+        return in_sample_proba(model, X, n_classes), None
+
+    def _loop(self, corrector, judge, estimator, X, splits, fit_params, validation):
+        """The rounds: one model (or set of fold models) per round.
+
+        A round refits only when the labels changed since the last fit (or the
+        estimator continues training on each fit); otherwise the previous
+        probabilities are examined again at the raised threshold, which is what
+        a refit of a deterministic estimator on the same labels would give.
+
+        Returns
+        -------
+        model : estimator or None
+            A model fitted on all samples: the last in-sample or out-of-bag
+            model, or the model on the labels as given (out of fold); None if
+            there is none.
+        model_labels : ndarray or None
+            The labels `model` was fitted on.
+        memorisation : dict or None
+            The memorisation test's evidence.
+        stopped : str
+            Why the loop ended.
+        """
+        plc = self.plc
+        self.model = clone(estimator) if judge is None else None
+        self.model_labels = self.memorisation = None
+        fit_round = functools.partial(
+            self._fit_round,
+            judge=judge,
+            estimator=estimator,
+            X=X,
+            splits=splits,
+            fit_params=fit_params,
+            validation=validation,
+        )
+        fitted_labels = None
+        stopped = "max_iter"
+        with tqdm(
+            total=plc.max_iter, desc="PLC", unit="round", disable=not plc.verbose
+        ) as progress:
+            for round_index in range(plc.max_iter):
+                refit = (
+                    self.continuing
+                    or fitted_labels is None
+                    or not np.array_equal(fitted_labels, corrector.labels)
+                )
+                agreement = None
+                if refit:
+                    fitted_labels = corrector.labels.copy()
+                    agreement, memorising = fit_round(corrector, round_index)
+                    if not memorising:
+                        corrector.run_round(correct=False, holdout_agreement=agreement)
+                        stopped = "labels_kept"
+                        break
+                corrector.run_round(refit=refit, holdout_agreement=agreement)
+                last = corrector.history[-1]
+                progress.set_postfix(
+                    theta=f"{last['threshold']:.3g}",
+                    corrected=last["n_corrected"],
+                    changed=last["n_changed"],
+                )
+                progress.update()
+                if corrector.converged:
+                    stopped = "converged"
+                    break
+            progress.total = corrector.n_rounds  # a run that ended early
+            progress.refresh()
+        return self.model, self.model_labels, self.memorisation, stopped
+
+    def _fit_round(
+        self,
+        corrector,
+        round_index,
+        *,
+        judge,
+        estimator,
+        X,
+        splits,
+        fit_params,
+        validation,
+    ):
+        """Fit this round's model(s) on the current labels and record their output.
+
+        With held-out confidence and ``min_memorisation > 0``, the first round
+        also fits the model on the labels as given (beside the folds, in the
+        same parallel batch; out of bag, it is the round's own model) and takes
+        the memorisation test. Out of bag, every round's model is fitted on all
+        samples and is kept as the last model; in sample, the round's model is.
+
+        Returns
+        -------
+        agreement : float or None
+            The held-out agreement with the given labels (None in sample).
+        memorising : bool
+            False when the memorisation test finds that the model does not
+            memorise its labels: the run ends with the labels as given.
+        """
+        labels = corrector.labels.copy()
+        in_sample = judge is None
+        if in_sample and not self.continuing:
+            self.model = clone(estimator)
+        measure = not in_sample and round_index == 0 and self.plc.min_memorisation > 0
+        proba, on_all = self._round_proba(
+            self.model if in_sample else estimator,
+            X,
+            labels,
+            self.n_classes,
+            splits,
+            fit_params,
+            measure,
+            validation,
+        )
+        check_finite_proba(proba, round_index)
+        agreement = None if in_sample else judge.judge(proba, corrector.n_rounds)
+        corrector.add_proba(proba)
+        # out of bag, the round's ensemble leaves the validation samples out
+        left_out = validation if self.confidence == "oob" else None
+        if in_sample:
+            self.model_labels = labels
+        elif measure:
+            self.model, in_sample_proba_given = on_all
+            self.memorisation = memorisation_evidence(
+                corrector.initial_labels, proba, in_sample_proba_given, left_out
+            )
+            self.model_labels = corrector.initial_labels if left_out is None else None
+            return agreement, memorises(self.memorisation, self.plc.min_memorisation)
+        elif self.confidence == "oob":
+            self.model = on_all[0]
+            self.model_labels = labels if left_out is None else None
+        return agreement, True

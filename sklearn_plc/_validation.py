@@ -1,0 +1,239 @@
+"""Checks of PLC's input and parameters, each naming the problem and the fix.
+
+Everything that ``PLCClassifier.fit`` rejects before training is decided here,
+so that both run paths (refits, and one training run of a net) report bad
+input in the same words.
+"""
+
+import sys
+from collections.abc import Iterator
+from numbers import Integral
+
+import numpy as np
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _num_samples, column_or_1d
+
+from ._out_of_fold import supports_out_of_bag
+
+NET_CONFIDENCES = ("training_pass", "eval_pass")
+# each sample predicted by models that did not see it
+HELD_OUT_CONFIDENCES = ("cv", "oob")
+
+
+def is_skorch_net(estimator):
+    """Whether `estimator` is a skorch net; never imports torch or skorch."""
+    skorch = sys.modules.get("skorch")  # a net can only exist once skorch is loaded
+    return skorch is not None and isinstance(estimator, skorch.NeuralNet)
+
+
+def _missing_label_mask(y):
+    if y.dtype.kind == "f":
+        return np.isnan(y)
+    if y.dtype.kind == "O":
+        return np.frompyfunc(lambda v: v is None or v != v, 1, 1)(y).astype(bool)
+    return np.zeros(y.shape[0], dtype=bool)
+
+
+def encode_labels(y):
+    """Validate the targets; return ``(classes, encoded labels)``."""
+    if y is None:
+        raise ValueError(
+            "PLCClassifier requires y to be passed, but the target y is None."
+        )
+    y = column_or_1d(y, warn=True)
+    missing = _missing_label_mask(y)
+    if missing.any():
+        where = np.flatnonzero(missing)
+        raise ValueError(
+            f"y has {where.size} missing labels (NaN or None), e.g. at positions "
+            f"{where[:5].tolist()}. PLC needs a label for every training sample: "
+            f"drop those rows of X and y before fitting."
+        )
+    if y.dtype.kind == "f" and np.isinf(y).any():
+        where = np.flatnonzero(np.isinf(y))
+        raise ValueError(
+            f"y has {where.size} infinite labels, e.g. at positions "
+            f"{where[:5].tolist()}; labels must be class names or integers."
+        )
+    check_classification_targets(y)
+    classes, encoded = np.unique(y, return_inverse=True)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"y contains {classes.shape[0]} class(es) {classes.tolist()!r}, and PLC "
+            "needs at least two classes to move labels between; a classifier "
+            "cannot be trained on one class. Pass data with two or more classes."
+        )
+    return classes, encoded.astype(np.intp, copy=False)
+
+
+def is_dataframe(X):
+    """Whether X is a dataframe (pandas, polars, ...), which estimators take as is."""
+    return hasattr(X, "__dataframe__") or (
+        hasattr(X, "columns") and hasattr(X, "shape") and len(X.shape) == 2
+    )
+
+
+def check_not_empty(**data):
+    """Name empty training data before anything else reads it."""
+    for name, values in data.items():
+        try:
+            n_samples = _num_samples(values)
+        except TypeError:
+            continue  # not array-like: validated where it is used
+        if n_samples == 0:
+            raise ValueError(
+                f"{name} is empty (0 samples); PLC needs training samples from at "
+                f"least two classes. Check the data passed to fit."
+            )
+
+
+def check_trusted(trusted, n_samples):
+    """`trusted` as a boolean mask of shape (n_samples,), or None."""
+    if trusted is None:
+        return None
+    mask = column_or_1d(trusted)
+    if mask.shape[0] != n_samples:
+        raise ValueError(
+            f"trusted has {mask.shape[0]} entries but y has {n_samples}; pass one "
+            f"boolean per sample (True where the given label is verified)."
+        )
+    if mask.dtype != bool:
+        if mask.dtype.kind not in "iuf" or not np.isin(mask, (0, 1)).all():
+            raise ValueError(
+                f"trusted must be a boolean mask (or 0/1 values), True where the "
+                f"given label is verified; got values of dtype {mask.dtype}. For "
+                f"indices, pass np.isin(np.arange(n_samples), indices)."
+            )
+        mask = mask.astype(bool)
+    if not mask.any():
+        raise ValueError(
+            "trusted marks no sample; pass trusted=None (the default) to judge the "
+            "corrections on set-aside samples of the given labels instead."
+        )
+    if mask.all():
+        raise ValueError(
+            "trusted marks every sample, so there is no label left to correct; fit "
+            "the estimator on y directly."
+        )
+    return mask
+
+
+def check_sample_weight(sample_weight, n_samples):
+    """`sample_weight` as a float array of one weight per sample, or None."""
+    if sample_weight is None:
+        return None
+    sample_weight = column_or_1d(sample_weight).astype(np.float64)
+    if sample_weight.shape[0] != n_samples:
+        raise ValueError(
+            f"sample_weight has {sample_weight.shape[0]} entries but y has "
+            f"{n_samples}; pass one weight per sample."
+        )
+    return sample_weight
+
+
+def check_finite_proba(proba, round_index):
+    """Raise when a round's probabilities hold NaN or infinite values."""
+    finite = np.isfinite(proba).all(axis=1)
+    if not finite.all():
+        raise ValueError(
+            f"The estimator's predict_proba returned NaN or infinite values for "
+            f"{np.count_nonzero(~finite)} samples in round {round_index}; PLC cannot "
+            f"compare label confidences on them. Fix the estimator's probabilities, "
+            f"e.g. scale the features, add regularisation, or impute missing values "
+            f"in a Pipeline before it."
+        )
+
+
+def check_estimator_for_confidence(estimator, confidence):
+    """Raise when `estimator` cannot give the probabilities `confidence` asks for."""
+    if not hasattr(estimator, "predict_proba"):
+        raise ValueError(
+            f"The estimator {estimator!r} has no predict_proba; PLC compares "
+            "class probabilities to decide which labels to correct. Use a "
+            "classifier with predict_proba, or "
+            "wrap it in sklearn.calibration.CalibratedClassifierCV."
+        )
+    if confidence in NET_CONFIDENCES and not is_skorch_net(estimator):
+        raise ValueError(
+            f"confidence={confidence!r} records a neural network's outputs during "
+            f"its training, so it needs a skorch NeuralNet; "
+            f"{type(estimator).__name__} is not one. Use confidence='cv' or "
+            f"'in_sample'."
+        )
+    if confidence == "oob" and not supports_out_of_bag(estimator):
+        raise ValueError(
+            f"confidence='oob' needs a bagging ensemble that predicts each sample "
+            f"with the members that did not train on it: an oob_score parameter "
+            f"and bootstrap=True (e.g. RandomForestClassifier, or "
+            f"BaggingClassifier). {type(estimator).__name__} is not one, or has "
+            f"bootstrap=False. Use confidence='cv'."
+        )
+
+
+def check_cv_against_classes(cv, n_classes, encoded):
+    """Raise when the folds cannot be made; below that, follow scikit-learn.
+
+    A class with fewer samples than folds is what StratifiedKFold warns about
+    and proceeds with (a training fold without that class gives it probability
+    0 there); only folds that cannot be made at all raise.
+    """
+    n_splits = cv if isinstance(cv, Integral) else None
+    if isinstance(cv, StratifiedKFold):
+        n_splits = cv.get_n_splits()
+    counts = np.bincount(encoded, minlength=n_classes)
+    largest = int(counts.max())
+    if n_splits is None or largest >= n_splits:
+        return
+    if largest < 2:
+        raise ValueError(
+            f"Every class has a single sample, so cv={n_splits} folds cannot "
+            "be made and no model can predict a sample's class without "
+            "seeing it. Use confidence='in_sample', or more samples per class."
+        )
+    raise ValueError(
+        f"cv={n_splits} folds, but no class has {n_splits} samples (the "
+        f"largest has {largest}), so the folds cannot be stratified. Use cv <= "
+        f"{largest}, or confidence='in_sample'."
+    )
+
+
+def check_cv_is_reusable(cv):
+    """Raise for a one-shot iterator of folds, which a clone would find empty."""
+    if isinstance(cv, Iterator):
+        raise ValueError(
+            f"cv is an iterator ({type(cv).__name__}, e.g. the generator "
+            "that splitter.split(X, y) returns): it can be read only once, so "
+            "a second fit (a clone in GridSearchCV or cross_val_score) would "
+            "find it empty, and it cannot be pickled. Pass list(cv), or the "
+            "splitter itself (e.g. cv=GroupKFold(5) and groups=... in fit)."
+        )
+
+
+def check_groups(groups, confidence, given_confidence):
+    """Raise when `groups` were passed but no folds will use them."""
+    if groups is not None and confidence != "cv":
+        raise ValueError(
+            f"groups were passed to fit, but they only shape the folds of "
+            f"confidence='cv', and confidence={given_confidence!r} makes none. "
+            f"Use confidence='cv' with a group-aware cv (e.g. GroupKFold(5)), or "
+            f"drop groups."
+        )
+
+
+def sets_warm_start(estimator):
+    """Whether `estimator` (or a step of it) continues training on refit."""
+    return any(
+        value is True and (key == "warm_start" or key.endswith("__warm_start"))
+        for key, value in estimator.get_params(deep=True).items()
+    )
+
+
+def seed_unset_random_states(estimator, rng):
+    """Give every ``random_state`` left at None in `estimator` a fixed seed."""
+    unset = {
+        key: rng.randint(np.iinfo(np.int32).max)
+        for key, value in sorted(estimator.get_params(deep=True).items())
+        if (key == "random_state" or key.endswith("__random_state")) and value is None
+    }
+    return estimator.set_params(**unset) if unset else estimator

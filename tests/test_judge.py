@@ -1,0 +1,118 @@
+"""The held-out judge (sklearn_plc._judge): who judges, memorisation, the undo."""
+
+import numpy as np
+import pytest
+
+from sklearn_plc._judge import (
+    FEW_TRUSTED,
+    HeldOutJudge,
+    choose_judged_samples,
+    memorisation_evidence,
+    memorises,
+    split_validation,
+)
+
+GIVEN = np.array([0] * 8 + [1] * 8)
+
+
+def first_round_proba():
+    """Round 0 agrees with 14 of the 16 given labels."""
+    proba = np.eye(2)[GIVEN].copy()
+    proba[:2] = [0.05, 0.95]
+    return proba
+
+
+def judged_twice(second_round_proba):
+    judge = HeldOutJudge(GIVEN)
+    judge.judge(first_round_proba(), 0)
+    judge.judge(second_round_proba, 1)
+    return judge
+
+
+def test_agreement_is_the_share_of_judged_samples_predicted_as_given():
+    judge = HeldOutJudge(GIVEN, judged=np.arange(4))
+    proba = np.eye(2)[[0, 0, 1, 1] + [1] * 12]
+    assert judge.judge(proba, 0) == 0.5  # samples 0..3 only
+
+
+def test_nothing_judged_after_the_first_round_gives_no_verdict():
+    judge = HeldOutJudge(GIVEN)
+    judge.judge(first_round_proba(), 0)
+    assert judge.verdict(1.0) is None
+
+
+def test_corrections_whose_models_agree_clearly_worse_are_undone():
+    judge = judged_twice(np.array([[0.5, 0.5]] * 16))  # 14/16 -> 8/16
+    selection = judge.verdict(2.0)
+    assert selection["undone"] and selection["round"] == 0
+    assert selection["gain"] < 0
+    assert selection["holdout_agreement"] == selection["given_labels_agreement"]
+
+
+def test_corrections_whose_models_agree_as_well_are_kept():
+    judge = judged_twice(np.eye(2)[[1, 1] + [0] * 6 + [1] * 8])  # 14/16 twice
+    selection = judge.verdict(2.0)
+    assert not selection["undone"] and selection["round"] == 1
+    assert selection["gain"] == 0 and selection["n_judged"] == 16
+
+
+def test_a_verdict_without_a_bar_only_records_the_evidence():
+    selection = judged_twice(np.array([[0.5, 0.5]] * 16)).verdict(None)
+    assert not selection["undone"] and selection["gain"] < 0
+
+
+def test_memorisation_counts_the_contradicted_labels_fitted_in_sample():
+    held_out = np.eye(2)[1 - GIVEN]  # contradicts every label
+    in_sample = np.eye(2)[GIVEN]  # fits every label
+    evidence = memorisation_evidence(GIVEN, held_out, in_sample)
+    assert evidence["rate"] == 1.0
+    assert evidence["out_of_fold_agreement"] == 0.0
+    assert memorises(evidence, 0.1)
+
+
+def test_memorisation_is_not_measured_on_the_left_out_samples():
+    held_out = np.eye(2)[GIVEN].copy()
+    held_out[:4] = np.eye(2)[1 - GIVEN[:4]]  # contradicted, but left out
+    evidence = memorisation_evidence(GIVEN, held_out, np.eye(2)[GIVEN], np.arange(4))
+    assert evidence["out_of_fold_agreement"] == 1.0
+
+
+def test_a_model_that_fits_none_of_what_it_contradicts_does_not_memorise():
+    held_out = np.eye(2)[1 - GIVEN]
+    evidence = memorisation_evidence(GIVEN, held_out, held_out)
+    assert evidence["rate"] == 0.0 and not memorises(evidence, 0.1)
+
+
+def test_the_set_aside_is_stratified_and_disjoint():
+    train, validation = split_validation(0.25, GIVEN, np.random.RandomState(0), None)
+    assert np.intersect1d(train, validation).size == 0
+    assert np.bincount(GIVEN[validation]).tolist() == [2, 2]
+
+
+def test_trusted_samples_judge_and_are_left_out_of_training():
+    trusted = np.zeros(GIVEN.shape[0], dtype=bool)
+    trusted[::2] = True
+    with pytest.warns(UserWarning, match=f"fewer than {FEW_TRUSTED}"):
+        training, validation, judged = choose_judged_samples(
+            GIVEN,
+            np.random.RandomState(0),
+            None,
+            trusted=trusted,
+            validation_fraction=0.2,
+            can_set_aside=True,
+        )
+    np.testing.assert_array_equal(judged, np.flatnonzero(trusted))
+    np.testing.assert_array_equal(validation, judged)
+    np.testing.assert_array_equal(training, np.flatnonzero(~trusted))
+
+
+def test_folds_given_as_pairs_judge_in_place():
+    choice = choose_judged_samples(
+        GIVEN,
+        np.random.RandomState(0),
+        None,
+        trusted=None,
+        validation_fraction=0.2,
+        can_set_aside=False,
+    )
+    assert choice == (None, None, None)

@@ -1,0 +1,450 @@
+"""The refit loop (sklearn_plc._refit_run): rounds, memorisation, set-aside, undo."""
+
+import itertools
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.base import clone
+from sklearn.ensemble import (
+    BaggingClassifier,
+    RandomForestClassifier,
+)
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.neural_network import MLPClassifier
+from sklearn.tree import DecisionTreeClassifier
+
+from sklearn_plc import PLCClassifier
+
+# The paper's algorithm, without the safeguards of the defaults (see
+# test_classifier.py).
+PAPER = dict(min_memorisation=0, min_correction_rate=0.001, revert_if_worse=False)
+
+
+def purity(labels, clean):
+    return float(np.mean(labels == clean))
+
+
+def test_a_quiet_round_reuses_the_previous_probabilities(noisy_blobs):
+    plc = PLCClassifier(random_state=0, **PAPER).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    for previous, record in zip(plc.history_, plc.history_[1:], strict=False):
+        assert record["refit"] == (previous["n_corrected"] > 0)
+
+
+def test_max_iter_stops_the_run(noisy_blobs):
+    plc = PLCClassifier(max_iter=2, random_state=0, **PAPER)
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.n_iter_ == 2
+    assert plc.termination_condition_ == "max_iter"
+
+
+# --- whether to correct, and which round to keep ----------------------------------
+
+
+def test_labels_are_kept_when_the_model_does_not_memorise(noisy_blobs):
+    plc = PLCClassifier(random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.termination_condition_ == "labels_kept"
+    assert plc.memorisation_["rate"] < 0.1
+    np.testing.assert_array_equal(plc.labels_, noisy_blobs.y_noisy)
+    assert plc.n_iter_ == 1 and plc.history_[0]["n_corrected"] == 0
+    assert (plc.corrected_iter_ == -1).all()
+
+
+def test_kept_labels_reuse_the_model_fitted_on_them(noisy_blobs):
+    plc = PLCClassifier(random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    direct = LogisticRegression(max_iter=1000).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    np.testing.assert_allclose(plc.estimator_.coef_, direct.coef_, rtol=1e-6)
+
+
+@pytest.mark.parametrize("confidence", ["cv", "oob"])
+def test_a_memorising_model_is_corrected(noisy_blobs, confidence):
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, confidence=confidence, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.memorisation_["rate"] > 0.5
+    assert plc.termination_condition_ != "labels_kept"
+    assert purity(plc.labels_, noisy_blobs.y_clean) > purity(
+        noisy_blobs.y_noisy, noisy_blobs.y_clean
+    )
+
+
+class FitCountingForest(RandomForestClassifier):
+    """Counts its fits (shared by all clones)."""
+
+    n_fits = 0
+
+    def fit(self, X, y, sample_weight=None):
+        type(self).n_fits += 1
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_out_of_bag_confidence_fits_one_model_a_refit(
+    noisy_blobs,
+):
+    FitCountingForest.n_fits = 0
+    plc = PLCClassifier(
+        FitCountingForest(n_estimators=30), confidence="oob", random_state=0
+    )
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    refits = sum(record["refit"] for record in plc.history_)
+    # one forest a refit, and a final one only if the last pass changed labels
+    assert FitCountingForest.n_fits <= refits + 1
+    direct = clone(plc.estimator_).set_params(oob_score=False)
+    direct.fit(noisy_blobs.X, plc.labels_)
+    np.testing.assert_array_equal(
+        plc.predict_proba(noisy_blobs.X), direct.predict_proba(noisy_blobs.X)
+    )
+
+
+@pytest.mark.filterwarnings("ignore")  # the ensembles warn of the missing estimates
+@pytest.mark.parametrize(
+    "ensemble",
+    [
+        RandomForestClassifier(n_estimators=1, random_state=0),  # rows of zeros
+        BaggingClassifier(DecisionTreeClassifier(), n_estimators=1, random_state=0),
+    ],  # BaggingClassifier: rows of NaN
+)
+def test_samples_without_an_out_of_bag_estimate_get_uniform_probabilities(
+    noisy_blobs, ensemble
+):
+    from sklearn_plc._out_of_fold import out_of_bag_proba
+
+    proba, (model, in_sample) = out_of_bag_proba(
+        ensemble, noisy_blobs.X, noisy_blobs.y_noisy, 2, fit_params={}, in_sample=False
+    )
+    uniform = np.isclose(proba, 1 / 2).all(axis=1)
+    assert 0.5 < uniform.mean() < 0.8  # one member trains on about 63% of them
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert in_sample is None and model.oob_score
+
+
+def test_min_memorisation_zero_corrects_whatever_the_model(noisy_blobs):
+    plc = PLCClassifier(min_memorisation=0, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.memorisation_ is None
+    assert plc.history_[0]["n_corrected"] > 0
+
+
+def test_corrections_that_their_models_judge_worse_are_undone(noisy_blobs, monkeypatch):
+    # any loss at all counts as clearly worse: the wiring, not the threshold
+    monkeypatch.setattr("sklearn_plc._refit_run.WORSE_STANDARD_ERRORS", -1e9)
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.selection_["undone"] and plc.selection_["round"] == 0
+    assert plc.termination_condition_ == "labels_kept"
+    np.testing.assert_array_equal(plc.labels_, noisy_blobs.y_noisy)
+    assert plc.corrections_["sample"].size == 0
+    direct = clone(forest).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    np.testing.assert_array_equal(
+        plc.predict(noisy_blobs.X), direct.predict(noisy_blobs.X)
+    )
+
+
+def test_revert_if_worse_false_keeps_the_corrections_and_reports_the_evidence(
+    noisy_blobs, monkeypatch
+):
+    monkeypatch.setattr("sklearn_plc._refit_run.WORSE_STANDARD_ERRORS", -1e9)
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, revert_if_worse=False, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert not plc.selection_["undone"] and plc.selection_["round"] > 0
+    assert plc.termination_condition_ == "converged"
+    assert plc.corrections_["sample"].size > 0
+
+
+class RowRecordingForest(RandomForestClassifier):
+    """Remembers the last column (a row id) of every training set (all clones)."""
+
+    seen_rows = []
+
+    def fit(self, X, y, sample_weight=None):
+        type(self).seen_rows.append(np.asarray(X)[:, -1].astype(int))
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def with_row_ids(X):
+    return np.column_stack([X, np.arange(X.shape[0])])
+
+
+@pytest.mark.parametrize("confidence", ["cv", "oob"])
+def test_no_correcting_model_trains_on_the_validation_samples(noisy_blobs, confidence):
+    RowRecordingForest.seen_rows = []
+    forest = RowRecordingForest(n_estimators=20, random_state=0)
+    plc = PLCClassifier(
+        forest, confidence=confidence, validation_fraction=0.2, random_state=0
+    )
+    X = with_row_ids(noisy_blobs.X)
+    plc.fit(X, noisy_blobs.y_noisy)
+    validation = plc.validation_indices_
+    on_all = [rows for rows in RowRecordingForest.seen_rows if rows.size == len(X)]
+    others = [rows for rows in RowRecordingForest.seen_rows if rows.size < len(X)]
+    assert len(on_all) <= 2  # the memorisation test's model (cv), the final model
+    assert len(others) >= plc.n_iter_ and plc.history_[0]["n_corrected"] > 0
+    assert not any(np.isin(validation, rows).any() for rows in others)
+
+
+def test_the_validation_samples_alone_judge_the_labels(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    plc = PLCClassifier(forest, validation_fraction=0.2, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.validation_indices_.size == int(np.ceil(0.2 * len(noisy_blobs.X)))
+    assert plc.selection_["n_judged"] == plc.validation_indices_.size
+
+
+def test_validation_samples_are_corrected_too(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    plc = PLCClassifier(forest, validation_fraction=0.2, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    validation = plc.validation_indices_
+    assert (plc.labels_[validation] != noisy_blobs.y_noisy[validation]).any()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_validation_evidence_sees_no_gain_on_labels_unrelated_to_X(seed):
+    # No model can predict these labels, so no set of training labels can
+    # raise the held-out agreement. Without set-aside samples the corrections
+    # carry each fold's given labels into the labels its judges train on, and
+    # the agreement seems to rise by several standard errors.
+    rng = np.random.RandomState(seed)
+    X, y = rng.normal(size=(600, 5)), rng.randint(0, 3, 600)
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, validation_fraction=0.25, random_state=seed).fit(X, y)
+    assert plc.corrections_["sample"].size > 0
+    evidence = plc.selection_
+    assert abs(evidence["gain"]) < 2.5 * evidence["standard_error"]
+
+
+def test_validation_fraction_is_unused_when_nothing_judges(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    plc = PLCClassifier(
+        forest, validation_fraction=0.2, revert_if_worse=False, random_state=0
+    )
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.validation_indices_ is None
+
+
+def test_folds_given_as_index_pairs_are_used_as_they_are(noisy_blobs):
+    folds = list(KFold(3).split(noisy_blobs.X))
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    plc = PLCClassifier(forest, cv=folds, validation_fraction=0.2, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.validation_indices_ is None
+    assert plc.selection_["n_judged"] == len(noisy_blobs.X)
+
+
+# --- trusted labels ----------------------------------------------------------------
+
+
+def trusted_share(n_samples, share=0.2, seed=0):
+    return np.random.RandomState(seed).uniform(size=n_samples) < share
+
+
+def test_trusted_labels_are_never_corrected(noisy_blobs):
+    trusted = trusted_share(len(noisy_blobs.y_noisy))
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    plc = PLCClassifier(forest, revert_if_worse=False, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
+    assert plc.corrections_["sample"].size > 0
+    np.testing.assert_array_equal(plc.labels_[trusted], noisy_blobs.y_noisy[trusted])
+    assert not np.isin(plc.corrections_["sample"], np.flatnonzero(trusted)).any()
+
+
+@pytest.mark.parametrize("confidence", ["cv", "oob"])
+def test_trusted_samples_judge_in_place_of_the_set_aside(noisy_blobs, confidence):
+    RowRecordingForest.seen_rows = []
+    trusted = trusted_share(len(noisy_blobs.y_noisy))
+    forest = RowRecordingForest(n_estimators=20, random_state=0)
+    plc = PLCClassifier(forest, confidence=confidence, random_state=0)
+    X = with_row_ids(noisy_blobs.X)
+    plc.fit(X, noisy_blobs.y_noisy, trusted=trusted)
+    np.testing.assert_array_equal(plc.validation_indices_, np.flatnonzero(trusted))
+    assert plc.selection_["n_judged"] == trusted.sum()
+    others = [rows for rows in RowRecordingForest.seen_rows if rows.size < len(X)]
+    assert others and not any(np.isin(plc.validation_indices_, r).any() for r in others)
+
+
+def test_corrections_that_lose_on_trusted_labels_are_undone(noisy_blobs):
+    # The trusted labels here are the wrong class, so the corrections towards
+    # the clean class lower the held-out agreement with them.
+    trusted = trusted_share(len(noisy_blobs.y_noisy))
+    y = np.where(trusted, 1 - noisy_blobs.y_clean, noisy_blobs.y_noisy)
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, y, trusted=trusted)
+    assert plc.selection_["undone"] and plc.selection_["gain"] < 0
+    assert plc.termination_condition_ == "labels_kept"
+    np.testing.assert_array_equal(plc.labels_, y)
+
+
+def test_any_loss_on_trusted_labels_undoes(noisy_blobs, monkeypatch):
+    from sklearn_plc._judge import HeldOutJudge
+
+    bars = []
+    verdict = HeldOutJudge.verdict
+
+    def recording(self, standard_errors):
+        bars.append(standard_errors)
+        return verdict(self, standard_errors)
+
+    monkeypatch.setattr(HeldOutJudge, "verdict", recording)
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    trusted = trusted_share(len(noisy_blobs.y_noisy))
+    PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    PLCClassifier(forest, random_state=0).fit(
+        noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted
+    )
+    assert bars == [1.0, 0.0]
+
+
+def test_trusted_labels_are_kept_with_in_sample_confidence(noisy_blobs):
+    trusted = trusted_share(len(noisy_blobs.y_noisy), share=0.5)
+    plc = PLCClassifier(confidence="in_sample", random_state=0, **PAPER)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
+    assert plc.corrections_["sample"].size > 0
+    np.testing.assert_array_equal(plc.labels_[trusted], noisy_blobs.y_noisy[trusted])
+    assert plc.validation_indices_ is None
+
+
+def test_callers_trusted_mask_is_not_modified(noisy_blobs):
+    trusted = trusted_share(len(noisy_blobs.y_noisy)).astype(int)
+    given = trusted.copy()
+    forest = RandomForestClassifier(n_estimators=10, random_state=0)
+    PLCClassifier(forest, random_state=0).fit(
+        noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted
+    )
+    np.testing.assert_array_equal(trusted, given)
+
+
+@pytest.mark.parametrize(
+    "trusted, message",
+    [
+        (np.ones(5, dtype=bool), "trusted has 5 entries but y has 600"),
+        (np.full(600, 2), "must be a boolean mask"),
+        (np.zeros(600, dtype=bool), "trusted marks no sample"),
+        (np.ones(600, dtype=bool), "trusted marks every sample"),
+    ],
+)
+def test_bad_trusted_masks_are_explained(noisy_blobs, trusted, message):
+    with pytest.raises(ValueError, match=message):
+        PLCClassifier().fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
+
+
+def test_few_trusted_samples_judging_give_a_warning(noisy_blobs):
+    trusted = trusted_share(len(noisy_blobs.y_noisy), share=0.05)
+    forest = RandomForestClassifier(n_estimators=10, random_state=0)
+    with pytest.warns(UserWarning, match=r"Only \d+ trusted samples judge"):
+        PLCClassifier(forest, random_state=0).fit(
+            noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted
+        )
+
+
+def test_grid_search_splits_the_trusted_mask_with_the_samples(noisy_blobs):
+    trusted = trusted_share(len(noisy_blobs.y_noisy), share=0.3)
+    forest = RandomForestClassifier(n_estimators=10, random_state=0)
+    search = GridSearchCV(
+        PLCClassifier(forest, random_state=0), {"theta": [0.3, 0.5]}, cv=3
+    )
+    search.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
+    best = search.best_estimator_
+    assert best.selection_["n_judged"] == trusted.sum()  # the refit on all samples
+
+
+def test_trusted_is_routed_to_plc_when_requested(noisy_blobs):
+    trusted = trusted_share(len(noisy_blobs.y_noisy), share=0.3)
+    forest = RandomForestClassifier(n_estimators=10, random_state=0)
+    with sklearn.config_context(enable_metadata_routing=True):
+        plc = PLCClassifier(forest, random_state=0).set_fit_request(trusted=True)
+        search = GridSearchCV(plc, {"theta": [0.3, 0.5]}, cv=3)
+        search.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
+    assert search.best_estimator_.selection_["n_judged"] == trusted.sum()
+
+
+def test_validation_fraction_that_leaves_no_training_sample_is_explained():
+    X, y = np.arange(24.0).reshape(12, 2), np.array([0, 1] * 6)
+    forest = RandomForestClassifier(n_estimators=5, random_state=0)
+    plc = PLCClassifier(forest, validation_fraction=0.99, cv=2)
+    with pytest.raises(ValueError, match=r"validation_fraction=0\.99 cannot set"):
+        plc.fit(X, y)
+
+
+def test_held_out_agreement_is_recorded_at_each_refit(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    for record in plc.history_:
+        assert (record["holdout_agreement"] is not None) == record["refit"]
+
+
+def test_a_memorising_model_corrects_nothing_in_sample_but_does_out_of_fold(
+    noisy_blobs,
+):
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    in_sample = PLCClassifier(forest, confidence="in_sample", random_state=0)
+    in_sample.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    out_of_fold = PLCClassifier(forest, confidence="auto", random_state=0)
+    out_of_fold.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert in_sample.history_[0]["n_corrected"] == 0
+    assert out_of_fold.history_[0]["n_corrected"] > 0
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_warm_start_estimator_continues_training_every_round(noisy_blobs):
+    mlp = MLPClassifier(
+        hidden_layer_sizes=(8,), max_iter=5, warm_start=True, random_state=0
+    )
+    plc = PLCClassifier(mlp, confidence="in_sample", warm_up=3, max_iter=8)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert all(record["refit"] for record in plc.history_)
+    assert [record["n_corrected"] for record in plc.history_[:3]] == [0, 0, 0]
+    # one continued model: 5 epochs for each of the 8 rounds (+ a final fit
+    # when the last pass changed labels)
+    assert len(plc.estimator_.loss_curve_) >= 5 * plc.n_iter_
+
+
+def test_window_averages_the_last_rounds(noisy_blobs):
+    plc = PLCClassifier(window=3, random_state=0, **PAPER)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert purity(plc.labels_, noisy_blobs.y_clean) > purity(
+        noisy_blobs.y_noisy, noisy_blobs.y_clean
+    )
+
+
+def test_final_fit_false_in_sample_keeps_the_last_model(noisy_blobs):
+    plc = PLCClassifier(confidence="in_sample", final_fit=False, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.predict(noisy_blobs.X).shape == noisy_blobs.y_noisy.shape
+
+
+def test_final_fit_false_out_of_fold_keeps_labels_but_cannot_predict(noisy_blobs):
+    plc = PLCClassifier(confidence="cv", final_fit=False, random_state=0, **PAPER)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.labels_.shape == noisy_blobs.y_noisy.shape
+    with pytest.raises(NotFittedError, match="final_fit=True"):
+        plc.predict(noisy_blobs.X)
+
+
+def test_parallel_folds_give_the_same_labels(noisy_blobs):
+    serial = PLCClassifier(n_jobs=1, random_state=0)
+    parallel = PLCClassifier(n_jobs=2, random_state=0)
+    serial.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    parallel.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    np.testing.assert_array_equal(serial.labels_, parallel.labels_)
+
+
+def test_custom_splitter_is_used(noisy_blobs):
+    plc = PLCClassifier(
+        cv=KFold(3, shuffle=True, random_state=0), random_state=0, **PAPER
+    )
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.history_[0]["n_corrected"] > 0
+
+
+def test_auto_min_correction_rate_is_five_percent_per_refit(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    n_samples = len(noisy_blobs.y_noisy)
+    for record, following in itertools.pairwise(plc.history_):
+        quiet = record["n_corrected"] <= 0.05 * n_samples
+        raised = following["threshold"] > record["threshold"]
+        assert raised == (quiet and record["threshold"] < 0.9)
