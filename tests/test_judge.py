@@ -89,30 +89,26 @@ def test_the_set_aside_is_stratified_and_disjoint():
     assert np.bincount(GIVEN[validation]).tolist() == [2, 2]
 
 
+def choose(trusted, can_set_aside):
+    return choose_judged_samples(
+        GIVEN,
+        np.random.RandomState(0),
+        None,
+        trusted=trusted,
+        validation_fraction=0.2,
+        can_set_aside=can_set_aside,
+    )
+
+
 def test_trusted_samples_judge_and_are_left_out_of_training():
     trusted = np.zeros(GIVEN.shape[0], dtype=bool)
     trusted[::2] = True
     with pytest.warns(UserWarning, match=f"fewer than {FEW_TRUSTED}"):
-        training, validation, judged = choose_judged_samples(
-            GIVEN,
-            np.random.RandomState(0),
-            None,
-            trusted=trusted,
-            validation_fraction=0.2,
-            can_set_aside=True,
-        )
+        training, validation, judged = choose(trusted, can_set_aside=True)
     np.testing.assert_array_equal(judged, np.flatnonzero(trusted))
     np.testing.assert_array_equal(validation, judged)
     np.testing.assert_array_equal(training, np.flatnonzero(~trusted))
 
 
 def test_folds_given_as_pairs_judge_in_place():
-    choice = choose_judged_samples(
-        GIVEN,
-        np.random.RandomState(0),
-        None,
-        trusted=None,
-        validation_fraction=0.2,
-        can_set_aside=False,
-    )
-    assert choice == (None, None, None)
+    assert choose(None, can_set_aside=False) == (None, None, None)

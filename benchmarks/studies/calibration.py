@@ -26,14 +26,19 @@ SET: as in ``class_balance.py`` (``small``, ``memorising``, ``lr``, ``hard``,
 naive Bayes and the MLP on the hard-dev and hard4-dev sets, seeds 100-102.
 """
 
-import sys
 import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
 
 from benchmarks.studies import class_balance
-from benchmarks.studies.common import dump_rows, load_rows, noisy_cell, with_standard
+from benchmarks.studies.common import (
+    dump_rows,
+    load_rows,
+    noisy_cell,
+    run_or_summarise,
+    with_standard,
+)
 
 VARIANTS = ("shipped", "temp-given", "temp-current")
 
@@ -175,10 +180,4 @@ def summary(*paths):
 
 
 if __name__ == "__main__":
-    command, *args = sys.argv[1:]
-    if command == "run":
-        run(args[0], args[1], args[2:])
-    elif command == "summary":
-        summary(*args)
-    else:
-        raise SystemExit(__doc__)
+    run_or_summarise(__doc__, run, summary)

@@ -32,7 +32,6 @@ hard4-dev set of ``judge_limits.py``: gradient boosting, bagged trees, 5-NN) or
 skorch path's corrector is patched instead).
 """
 
-import sys
 import warnings
 
 import numpy as np
@@ -43,6 +42,7 @@ from benchmarks.studies.common import (
     dump_rows,
     load_rows,
     noisy_cell,
+    run_or_summarise,
     with_standard,
 )
 
@@ -208,10 +208,4 @@ def summary(*paths):
 
 
 if __name__ == "__main__":
-    command, *args = sys.argv[1:]
-    if command == "run":
-        run(args[0], args[1], args[2:])
-    elif command == "summary":
-        summary(*args)
-    else:
-        raise SystemExit(__doc__)
+    run_or_summarise(__doc__, run, summary)

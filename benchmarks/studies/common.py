@@ -6,6 +6,7 @@ reported split 0.
 """
 
 import json
+import sys
 
 import numpy as np
 
@@ -137,3 +138,14 @@ def dump_rows(rows, path):
 
     with open(path, "w") as file:
         json.dump(rounded(rows), file)
+
+
+def run_or_summarise(usage, run, summary):
+    """The command line of a study: ``run OUT SET VARIANT...`` or ``summary LOG...``."""
+    command, *args = sys.argv[1:]
+    if command == "run":
+        run(args[0], args[1], args[2:])
+    elif command == "summary":
+        summary(*args)
+    else:
+        raise SystemExit(usage)
