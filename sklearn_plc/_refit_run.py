@@ -43,6 +43,7 @@ from ._validation import (
     check_sample_weight,
     seed_unset_random_states,
     sets_warm_start,
+    validate_X,
 )
 from .correction import WORSE_STANDARD_ERRORS
 
@@ -99,7 +100,7 @@ class RefitRun:
         """Validate X and the fit parameters; return ``(X, fit_params)``."""
         plc = self.plc
         check_cv_is_reusable(plc.cv)
-        X = plc._validate_X(X, reset=True)
+        X = validate_X(plc, X, reset=True)
         try:
             check_consistent_length(X, encoded)
         except ValueError as error:

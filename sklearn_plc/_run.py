@@ -52,3 +52,38 @@ class RunResult:
     memorisation: dict | None = None
     validation_indices: np.ndarray | None = None
     attributes: dict = field(default_factory=dict)
+
+    def fitted_attributes(self, classes, encoded):
+        """The estimator's fitted attributes that describe this run, by name.
+
+        Labels are mapped back to the caller's label space (`classes`); rows of
+        X the corrector did not cover (a net's validation split) keep `encoded`.
+        """
+        corrector = self.corrector
+        n_samples = encoded.shape[0]
+        positions = self.positions
+        positions = np.arange(n_samples) if positions is None else positions
+        labels = encoded.copy()
+        labels[positions] = corrector.labels
+        corrected_iter = np.full(n_samples, -1, dtype=np.intp)
+        corrected_iter[positions] = corrector.corrected_iter
+        changes = corrector.corrections
+        return {
+            "classes_": classes,
+            "labels_": classes[labels],
+            "corrected_iter_": corrected_iter,
+            "corrections_": {
+                "round": changes["round"],
+                "sample": positions[changes["sample"]],
+                "from": classes[changes["from"]],
+                "to": classes[changes["to"]],
+            },
+            "history_": corrector.history,
+            "selection_": self.selection,
+            "n_iter_": corrector.n_rounds,
+            "theta_": corrector.threshold,
+            "termination_condition_": self.termination,
+            "memorisation_": self.memorisation,
+            "validation_indices_": self.validation_indices,
+            **self.attributes,
+        }

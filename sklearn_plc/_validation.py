@@ -12,7 +12,13 @@ from numbers import Integral
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _num_samples, column_or_1d
+from sklearn.utils.validation import (
+    _num_features,
+    _num_samples,
+    column_or_1d,
+    indexable,
+    validate_data,
+)
 
 from ._out_of_fold import supports_out_of_bag
 
@@ -237,3 +243,31 @@ def seed_unset_random_states(estimator, rng):
         if (key == "random_state" or key.endswith("__random_state")) and value is None
     }
     return estimator.set_params(**unset) if unset else estimator
+
+
+def validate_X(estimator, X, *, reset):
+    """Check X as scikit-learn does, on `estimator`; return what its model receives.
+
+    Input that is not a table of features (a list of documents, a Series
+    of text, a list of dicts: the input of a vectorizer pipeline), for a
+    model not fitted on a table, is passed on untouched for the estimator
+    to validate, rows indexed with ``_safe_indexing``. A table is checked:
+    a DataFrame (pandas, polars) is then passed on as it is, so column
+    names and dtypes reach a ColumnTransformer; sparse input as CSR
+    (row-indexable for the folds); anything else as the validated array.
+    """
+    if reset or not hasattr(estimator, "n_features_in_"):
+        try:
+            _num_features(X)
+        except TypeError:
+            validate_data(estimator, X, reset=reset, skip_check_array=True)
+            return indexable(X)[0]
+    checked = validate_data(
+        estimator,
+        X,
+        reset=reset,
+        accept_sparse="csr",
+        ensure_all_finite=False,
+        dtype=None,
+    )
+    return X if is_dataframe(X) else checked

@@ -30,12 +30,7 @@ from sklearn.utils.metadata_routing import (
     MethodMapping,
 )
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import (
-    _num_features,
-    check_is_fitted,
-    indexable,
-    validate_data,
-)
+from sklearn.utils.validation import check_is_fitted
 
 from ._net_run import NetRun
 from ._out_of_fold import class_columns
@@ -47,8 +42,8 @@ from ._validation import (
     check_not_empty,
     check_trusted,
     encode_labels,
-    is_dataframe,
     is_skorch_net,
+    validate_X,
 )
 
 __all__ = ["PLCClassifier"]
@@ -254,9 +249,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     corrections_ : dict of ndarray
         Every label change in order, as parallel arrays: ``"round"`` (index
         into ``history_``), ``"sample"`` (row of X), ``"from"`` and ``"to"``
-        (in the caller's label space). With clean labels at hand, the
-        precision of round ``r`` is ``mean(to[round == r] ==
-        y_clean[sample[round == r]])``; ``pandas.DataFrame(corrections_)``
+        (in the caller's label space); ``pandas.DataFrame(corrections_)``
         gives a table.
 
     n_iter_ : int
@@ -266,75 +259,59 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         The threshold after the last round.
 
     history_ : list of dict
-        One dict per round with keys ``"round"``, ``"threshold"`` (used in the
-        pass), ``"n_corrected"`` (labels changed by the pass), ``"n_changed"``
-        (labels differing from ``y`` after the pass), ``"refit"`` (whether
-        the round trained a new model; False when no label had changed since
-        the last fit, so the same probabilities were re-examined at the raised
-        threshold) and ``"holdout_agreement"`` (with ``confidence="cv"`` or
-        ``"oob"``, the held-out agreement with the given labels of the models
-        trained on
-        the labels before the pass; None in rounds without a refit and with
-        other confidences).
-        ``pandas.DataFrame(history_)`` gives a table. One round without a
-        pass (``n_corrected`` 0) when the labels were kept for want of
-        memorisation.
+        One dict per round: ``"round"``, ``"threshold"`` (used in the pass),
+        ``"n_corrected"`` (labels the pass changed), ``"n_changed"`` (labels
+        differing from ``y`` after it), ``"refit"`` (whether the round trained
+        a new model; False when no label had changed since the last fit) and
+        ``"holdout_agreement"`` (``"cv"`` or ``"oob"``: the held-out agreement
+        with the given labels of that refit's models; else None).
+        ``pandas.DataFrame(history_)`` gives a table.
 
     termination_condition_ : {"converged", "max_iter", "labels_kept", \
 "max_epochs", "interrupted"}
-        ``"converged"``: a pass at ``theta_end`` was quiet (see
-        ``min_correction_rate``); ``"max_iter"``: ``max_iter`` rounds ran first
-        (with a ``ConvergenceWarning``); ``"labels_kept"``: the labels were
-        left as given, because the model does not memorise them
-        (``memorisation_``) or the corrections were undone (``selection_``);
-        ``"max_epochs"``: a net's
-        training ran its ``max_epochs`` without a quiet pass at ``theta_end``;
-        ``"interrupted"``: a net's training ended before ``max_epochs``
-        (skorch's ``EarlyStopping``), its last epoch corrected.
+        ``"converged"``: a pass at ``theta_end`` was quiet; ``"max_iter"``:
+        ``max_iter`` rounds ran first (with a ``ConvergenceWarning``);
+        ``"labels_kept"``: the labels are returned as given, because the model
+        does not memorise them (``memorisation_``) or the corrections were
+        undone (``selection_["undone"]``); ``"max_epochs"``: a net ran its
+        ``max_epochs``; ``"interrupted"``: a net stopped early (skorch's
+        ``EarlyStopping``), its last epoch corrected.
 
     confidence_ : str
         The confidence used: ``confidence``, or what ``"auto"`` chose.
 
     memorisation_ : dict or None
-        With ``confidence="cv"`` or ``"oob"`` and ``min_memorisation > 0``: the
-        evidence for correcting at all, measured on the labels as given:
-        ``"in_sample_agreement"`` and ``"out_of_fold_agreement"`` (share of
-        samples whose prediction equals the given label, by a model trained on
-        all samples and by one that did not see the sample: out-of-fold, or
-        out-of-bag with ``"oob"``), ``"rate"``
+        The memorisation test's evidence (``"cv"`` or ``"oob"``, with
+        ``min_memorisation > 0``): ``"in_sample_agreement"`` and
+        ``"out_of_fold_agreement"`` (share of the given labels predicted by a
+        model trained on all samples, and by models that did not see the
+        sample), ``"rate"``
         (:func:`~sklearn_plc.correction.memorisation_rate`) and its
-        ``"standard_error"`` over samples. None otherwise.
+        ``"standard_error"``. None otherwise.
 
     validation_indices_ : ndarray of int or None
-        The samples that judge the corrections: those set aside (see
-        ``validation_fraction``), or the ``trusted`` samples passed to ``fit``;
-        None when every sample judged or none did.
+        The samples that judged the corrections: the set-aside (see
+        ``validation_fraction``) or the ``trusted`` ones; None when every
+        sample judged or none did.
 
     selection_ : dict or None
-        The held-out evidence for the returned labels (``confidence="cv"`` or
-        ``"oob"``, when the labels were corrected and judged again):
-        ``"round"`` (whose refit judged the returned labels; 0 for the labels
-        as given), ``"holdout_agreement"``, ``"given_labels_agreement"``, the
+        The held-out evidence for the returned labels (``"cv"`` or ``"oob"``,
+        when corrected labels were judged): ``"round"`` (0 for the labels as
+        given), ``"holdout_agreement"``, ``"given_labels_agreement"``, the
         paired ``"gain"`` over the labels as given with its
-        ``"standard_error"``, ``"n_judged"`` (the samples they were measured
-        on) and ``"undone"``: whether ``revert_if_worse`` undid the
-        corrections, in which case ``"gain"`` and ``"standard_error"`` are
-        those of the labels undone. None when no corrected labels were judged
-        (e.g. ``"labels_kept"`` by ``min_memorisation``, in-sample confidence,
-        nets).
+        ``"standard_error"``, ``"n_judged"`` and ``"undone"`` (whether
+        ``revert_if_worse`` undid the corrections; the gain is then that of
+        the labels undone). None when nothing was judged after round 0.
 
     recorded_bytes_ : int
-        For a net with per-epoch correction only: the largest memory held by
-        the recorded outputs (``window × n_train × n_classes`` floats, on the
-        net's device; on several processes, this process's share).
+        Nets only: the largest memory held by the recorded outputs
+        (``window × n_train × n_classes`` floats, on the net's device).
 
     warm_up_ : int or None
-        For a net with per-epoch correction only: the number of epochs trained
-        before the first correction pass (None if none ran).
+        Nets only: the epochs trained before the first pass (None if none ran).
 
     n_features_in_ : int
-        Number of features seen during fit (not set for a skorch net, whose
-        inputs may be images, dicts or a ``SliceDataset``).
+        Number of features seen during fit (not set for a skorch net).
 
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit, when X has string column names.
@@ -377,20 +354,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     >>> bool((plc.labels_ == y).mean() > (y_noisy == y).mean())
     True
 
-    A logistic regression on 1,000 samples averages the noise out instead: it
-    fits in sample only 7% (± 3%) of the labels its out-of-fold predictions
-    contradict, not clearly above ``min_memorisation``, so its labels are
-    left as given:
-
-    >>> X, y = make_classification(n_samples=1000, random_state=0)
-    >>> y_noisy = y.copy()
-    >>> y_noisy[:200] = 1 - y_noisy[:200]
-    >>> plc = PLCClassifier(LogisticRegression(), random_state=0).fit(X, y_noisy)
-    >>> plc.termination_condition_
-    'labels_kept'
-    >>> evidence = plc.memorisation_
-    >>> round(evidence["rate"], 2), round(evidence["standard_error"], 2)
-    (0.07, 0.03)
+    A model that does not memorise its labels (a regularised linear model on
+    many samples) is left with them as given; see ``memorisation_``.
     """
 
     # fit's sample_weight goes to the estimator (see get_metadata_routing); PLC
@@ -491,33 +456,6 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             return self.confidence
         return "training_pass" if is_skorch_net(self._get_estimator()) else "cv"
 
-    def _validate_X(self, X, *, reset):
-        """Check X as scikit-learn does; return what the estimator receives.
-
-        Input that is not a table of features (a list of documents, a Series
-        of text, a list of dicts: the input of a vectorizer pipeline), for a
-        model not fitted on a table, is passed on untouched for the estimator
-        to validate, rows indexed with ``_safe_indexing``. A table is checked:
-        a DataFrame (pandas, polars) is then passed on as it is, so column
-        names and dtypes reach a ColumnTransformer; sparse input as CSR
-        (row-indexable for the folds); anything else as the validated array.
-        """
-        if reset or not hasattr(self, "n_features_in_"):
-            try:
-                _num_features(X)
-            except TypeError:
-                validate_data(self, X, reset=reset, skip_check_array=True)
-                return indexable(X)[0]
-        checked = validate_data(
-            self,
-            X,
-            reset=reset,
-            accept_sparse="csr",
-            ensure_all_finite=False,
-            dtype=None,
-        )
-        return X if is_dataframe(X) else checked
-
     @_fit_context(
         # PLCClassifier.estimator is not validated yet
         prefer_skip_nested_validation=False
@@ -543,34 +481,18 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             (indexed per fold with ``confidence="cv"``) and in the final fit.
 
         trusted : array-like of bool of shape (n_samples,), default=None
-            True where the given label is verified (e.g. a gold set checked by
-            an expert). Those labels are never corrected. With
-            ``confidence="cv"`` or ``"oob"`` and ``revert_if_worse``, they also
-            judge the corrections in place of the
-            ``validation_fraction`` set-aside: no model of the correction loop
-            trains on them (the final model does), and since their labels are
-            right, the held-out agreement with them estimates clean accuracy
-            even where the noise is majority-wrong, which the given labels
-            cannot. The judge being unbiased, ``revert_if_worse`` then undoes
-            the corrections at any measured loss rather than at one standard
-            error. It needs a few hundred trusted samples to decide well; it
-            warns below 100 (see the user guide). With other confidences (and
-            nets) they are only kept as given. In a Pipeline, pass
-            ``plcclassifier__trusted``; with metadata routing, request it with
-            ``set_fit_request(trusted=True)``.
+            True where the given label is verified (e.g. a gold set). Those
+            labels are never corrected, and with ``"cv"`` or ``"oob"`` they
+            judge the corrections in place of the ``validation_fraction``
+            set-aside (no correcting model trains on them; any measured loss
+            undoes). Give a few hundred; it warns below 100 (user guide,
+            "Verified labels"). In a Pipeline, pass ``plcclassifier__trusted``.
 
         **fit_params : dict
-            Further parameters for the estimator's ``fit``, passed like
-            ``sample_weight``; for a Pipeline, name the step
-            (``logisticregression__sample_weight=w``). With
-            ``sklearn.set_config(enable_metadata_routing=True)``, ``sample_weight``
-            and these are routed instead, following the estimator's requests
-            (e.g. ``LogisticRegression().set_fit_request(sample_weight=True)``
-            inside a Pipeline). ``groups`` (array-like of shape (n_samples,))
-            goes to the ``split`` of a group-aware ``cv`` such as
-            ``GroupKFold``, never to the estimator, so that a group's samples
-            are never predicted by a model trained on that group; routed the
-            same way when routing is enabled.
+            Further parameters for the estimator's ``fit`` (for a Pipeline,
+            ``stepname__param``), routed instead when metadata routing is
+            enabled. ``groups`` goes to the ``split`` of a group-aware ``cv``
+            (e.g. ``GroupKFold``), never to the estimator.
 
         Returns
         -------
@@ -595,46 +517,13 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         X, fit_params = run.check_input(X, encoded, classes, sample_weight, fit_params)
         result = run.run(X, encoded, classes.shape[0], fit_params, trusted)
 
-        self._set_correction_results(classes, encoded, result)
-        self.termination_condition_ = result.termination
-        self.memorisation_ = result.memorisation
-        self.validation_indices_ = result.validation_indices
-        for name, value in result.attributes.items():
+        for name, value in result.fitted_attributes(classes, encoded).items():
             setattr(self, name, value)
         if hasattr(self, "estimator_"):
             del self.estimator_
         if result.estimator is not None:
             self.estimator_ = result.estimator
         return self
-
-    def _set_correction_results(self, classes, encoded, result):
-        """Set the fitted attributes that describe the labels, for every run path.
-
-        The corrector covers the rows ``result.positions`` of X (all rows when
-        None; a net's training split otherwise); other rows keep `encoded`.
-        """
-        corrector = result.corrector
-        n_samples = encoded.shape[0]
-        positions = result.positions
-        positions = np.arange(n_samples) if positions is None else positions
-        labels = encoded.copy()
-        labels[positions] = corrector.labels
-        corrected_iter = np.full(n_samples, -1, dtype=np.intp)
-        corrected_iter[positions] = corrector.corrected_iter
-        changes = corrector.corrections
-        self.classes_ = classes
-        self.labels_ = classes[labels]
-        self.corrected_iter_ = corrected_iter
-        self.corrections_ = {
-            "round": changes["round"],
-            "sample": positions[changes["sample"]],
-            "from": classes[changes["from"]],
-            "to": classes[changes["to"]],
-        }
-        self.history_ = corrector.history
-        self.selection_ = result.selection
-        self.n_iter_ = corrector.n_rounds
-        self.theta_ = corrector.threshold
 
     def _check_model(self):
         if not hasattr(self, "estimator_") and hasattr(self, "labels_"):
@@ -649,7 +538,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self._check_model()
         if is_skorch_net(self.estimator_):
             return X  # images, dicts, SliceDatasets: the net validates its input
-        return self._validate_X(X, reset=False)
+        return validate_X(self, X, reset=False)
 
     def _delegate(self, method, X):
         """Call the fitted model's `method` on X, validated by `_validate_for_predict`.
