@@ -33,11 +33,18 @@ def is_skorch_net(estimator):
     return skorch is not None and isinstance(estimator, skorch.NeuralNet)
 
 
+def _is_missing(value):
+    """None, NaN, NaT, or pandas' NA (whose comparisons are themselves NA)."""
+    if value is None or type(value).__name__ == "NAType":
+        return True
+    return bool(value != value)
+
+
 def _missing_label_mask(y):
     if y.dtype.kind == "f":
         return np.isnan(y)
     if y.dtype.kind == "O":
-        return np.frompyfunc(lambda v: v is None or v != v, 1, 1)(y).astype(bool)
+        return np.frompyfunc(_is_missing, 1, 1)(y).astype(bool)
     return np.zeros(y.shape[0], dtype=bool)
 
 

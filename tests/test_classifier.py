@@ -333,6 +333,15 @@ def test_none_labels_are_rejected(noisy_blobs):
         PLCClassifier().fit(noisy_blobs.X, y)
 
 
+@pytest.mark.parametrize("dtype", ["string", object])
+def test_pandas_na_labels_are_named_as_missing(noisy_blobs, dtype):
+    # regression: pd.NA in y crashed with "boolean value of NA is ambiguous"
+    y = pd.Series(np.array(["a", "b"], dtype=object)[noisy_blobs.y_noisy], dtype=dtype)
+    y[5] = pd.NA
+    with pytest.raises(ValueError, match="y has 1 missing labels"):
+        PLCClassifier().fit(noisy_blobs.X, y)
+
+
 def test_a_single_class_is_rejected(noisy_blobs):
     with pytest.raises(ValueError, match="at least two classes"):
         PLCClassifier().fit(noisy_blobs.X, np.zeros(600))
