@@ -94,7 +94,8 @@ class RefitRun:
         self.plc = plc
         self.estimator = estimator
         self.confidence = confidence
-        self.groups = None
+        # set by check_input, read by run
+        self.groups = self.sample_weight = None
 
     def check_input(self, X, encoded, classes, sample_weight, fit_params):
         """Validate X and the fit parameters; return ``(X, fit_params)``."""
@@ -164,7 +165,7 @@ class RefitRun:
         judge = HeldOutJudge(encoded, judged) if held_out else None
         fold_indices = [part for fold in splits or () for part in fold]
         with data_sent_once(X, *fold_indices):
-            model, model_labels, memorisation, stopped = self._loop(
+            stopped = self._loop(
                 corrector, judge, estimator, X, splits, fit_params, validation
             )
         if stopped == "max_iter":
@@ -182,25 +183,23 @@ class RefitRun:
             selection = judge.verdict(worse_bar if plc.revert_if_worse else None)
             if selection is not None and selection["undone"]:
                 corrector.restore_given_labels()
-            if selection is not None and selection["round"] == 0:
                 stopped = "labels_kept"
         return RunResult(
             corrector=corrector,
             termination=stopped,
-            estimator=self._final_model(
-                estimator, (model, model_labels), corrector.labels, X, fit_params
-            ),
+            estimator=self._final_model(estimator, corrector.labels, X, fit_params),
             selection=selection,
-            memorisation=memorisation,
+            memorisation=self.memorisation,
             validation_indices=judged,
         )
 
-    def _final_model(self, estimator, last_model, labels, X, fit_params):
+    def _final_model(self, estimator, labels, X, fit_params):
         """The model trained on the final labels (see ``final_fit``), or None.
 
-        `last_model` is ``(model, the labels it was fitted on)`` from the loop.
+        Reuses the loop's last model (``self.model``) when it was fitted on
+        exactly `labels`.
         """
-        model, model_labels = last_model
+        model, model_labels = self.model, self.model_labels
         model_is_current = model is not None and np.array_equal(model_labels, labels)
         if self.plc.final_fit and not model_is_current:
             final = model if self.continuing else clone(estimator)
@@ -261,16 +260,13 @@ class RefitRun:
         probabilities are examined again at the raised threshold, which is what
         a refit of a deterministic estimator on the same labels would give.
 
+        Sets ``self.model`` (a model fitted on all samples: the last in-sample
+        or out-of-bag model, or the model on the labels as given, out of fold;
+        None if there is none), ``self.model_labels`` (the labels it was fitted
+        on) and ``self.memorisation`` (the memorisation test's evidence).
+
         Returns
         -------
-        model : estimator or None
-            A model fitted on all samples: the last in-sample or out-of-bag
-            model, or the model on the labels as given (out of fold); None if
-            there is none.
-        model_labels : ndarray or None
-            The labels `model` was fitted on.
-        memorisation : dict or None
-            The memorisation test's evidence.
         stopped : str
             Why the loop ended.
         """
@@ -300,7 +296,9 @@ class RefitRun:
                 agreement = None
                 if refit:
                     fitted_labels = corrector.labels.copy()
-                    agreement, memorising = fit_round(corrector, round_index)
+                    agreement, memorising = fit_round(
+                        corrector, round_index, fitted_labels
+                    )
                     if not memorising:
                         corrector.run_round(correct=False, holdout_agreement=agreement)
                         stopped = "labels_kept"
@@ -318,12 +316,13 @@ class RefitRun:
                     break
             progress.total = corrector.n_rounds  # a run that ended early
             progress.refresh()
-        return self.model, self.model_labels, self.memorisation, stopped
+        return stopped
 
     def _fit_round(
         self,
         corrector,
         round_index,
+        labels,
         *,
         judge,
         estimator,
@@ -332,7 +331,7 @@ class RefitRun:
         fit_params,
         validation,
     ):
-        """Fit this round's model(s) on the current labels and record their output.
+        """Fit this round's model(s) on `labels` (a copy of the current labels).
 
         With held-out confidence and ``min_memorisation > 0``, the first round
         also fits the model on the labels as given (beside the folds, in the
@@ -348,7 +347,6 @@ class RefitRun:
             False when the memorisation test finds that the model does not
             memorise its labels: the run ends with the labels as given.
         """
-        labels = corrector.labels.copy()
         in_sample = judge is None
         if in_sample and not self.continuing:
             self.model = clone(estimator)

@@ -19,25 +19,23 @@ HARD_MODELS = (
 )
 
 
-def load_hard(seed):
-    """The hard 3-class dev set, split by `seed`."""
+# make_classification settings of the hard dev sets, split by the seed
+HARD_SETS = {
+    "hard-dev": dict(
+        n_samples=2000, n_features=20, n_informative=8, n_classes=3, random_state=11
+    ),
+    "hard4-dev": dict(
+        n_samples=2500, n_features=30, n_informative=12, n_classes=4, random_state=13
+    ),
+}
+
+
+def load_hard(dataset, seed):
+    """A hard dev set (:data:`HARD_SETS`), split by `seed`."""
     from sklearn.datasets import make_classification
     from sklearn.model_selection import train_test_split
 
-    X, y = make_classification(
-        2000, 20, n_informative=8, n_classes=3, n_clusters_per_class=2, random_state=11
-    )
-    return train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
-
-
-def load_hard4(seed):
-    """The hard 4-class dev set, split by `seed`."""
-    from sklearn.datasets import make_classification
-    from sklearn.model_selection import train_test_split
-
-    X, y = make_classification(
-        2500, 30, n_informative=12, n_classes=4, n_clusters_per_class=2, random_state=13
-    )
+    X, y = make_classification(n_clusters_per_class=2, **HARD_SETS[dataset])
     return train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
 
 
@@ -45,14 +43,13 @@ def noisy_cell(dataset, model, noise, seed, split=1):
     """One dev cell: ``(X_train, X_test, y_train, y_test, y_noisy, make_model)``.
 
     `split` selects the tables' train/test split (a dev split: 1 or more; the
-    hard-dev and hard4-dev sets split by `seed`). None where the tables' noise cannot be
-    drawn for this dataset.
+    hard sets split by `seed`). None where the tables' noise cannot be drawn
+    for this dataset.
     """
-    if dataset in ("hard-dev", "hard4-dev"):
+    if dataset in HARD_SETS:
         from benchmarks.unseen import _model, _noise
 
-        load = load_hard if dataset == "hard-dev" else load_hard4
-        Xtr, Xte, ytr, yte = load(seed)
+        Xtr, Xte, ytr, yte = load_hard(dataset, seed)
         _, yn = _noise(noise, seed).fit_resample(Xtr, ytr)
         return Xtr, Xte, ytr, yte, yn, lambda: _model(model)
     from benchmarks import tables as T

@@ -10,8 +10,9 @@ in-sample, trusted samples, the undo off, every sample judging, and a skorch net
     PYTHONPATH=. python benchmarks/studies/same_labels.py record OUT.json
     PYTHONPATH=. python benchmarks/studies/same_labels.py compare A.json B.json
 
-Run ``record`` at the commit before the change (e.g. in a ``git worktree``) and
-after it, then ``compare``: it prints each cell and exits 1 if any differs.
+Run ``record`` at the commit before the change (e.g. in a ``git worktree``,
+with this folder copied in if that commit predates it) and after it, then
+``compare``: it prints each cell and exits 1 if any differs.
 """
 
 import hashlib
@@ -71,17 +72,16 @@ def _evidence_digest(model):
 def fingerprint(name, dataset, noise, seed, params, fit_keywords):
     """Run one cell; return its digests and outcome."""
     from benchmarks import tables as T
+    from benchmarks.studies.common import noisy_cell
     from sklearn_plc import PLCClassifier
 
     warnings.simplefilter("ignore")
-    X_train, X_test, y_train, y_test = T._data(dataset, T.DEV_SPLIT)
-    _, posterior, _ = T._posterior(dataset, 1, T.DEV_SPLIT)
-    y_noisy, _, _ = T.NOISE_CELLS[noise].corrupt(y_train, posterior, seed)
+    X_train, X_test, _, y_test, y_noisy, make = noisy_cell(dataset, "base", noise, seed)
     fit = {}
     if fit_keywords == "trusted":
         fit["trusted"] = np.arange(y_noisy.shape[0]) % 5 == 0
     T._seed_everything(T.DATASETS[dataset], seed, 1)
-    model = PLCClassifier(T.DATASETS[dataset].base_model(), random_state=seed, **params)
+    model = PLCClassifier(make(), random_state=seed, **params)
     model.fit(X_train, y_noisy, **fit)
     predicted = model.predict(X_test)
     return {
