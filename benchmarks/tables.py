@@ -417,7 +417,9 @@ def run_cell(
         row[method] = {"accuracy": accuracy, "fit_s": fit_s}
         if method == "PLC":
             row[method].update(
-                label_recovery_report(y_train, y_noisy, model.labels_),
+                label_recovery_report(
+                    y_train, y_noisy, model.labels_, set_aside=model.set_aside_
+                ),
                 n_iter=int(model.n_iter_),
                 termination=model.termination_condition_,
                 final_threshold=float(model.theta_),
@@ -579,8 +581,13 @@ def summarise(rows):
                 "precision",
                 "recall",
                 "damage",
+                "n_set_aside",
+                "set_aside_precision",
             ):
-                values = np.array([r["PLC"][key_name] for r in reached], dtype=float)
+                # rows logged before set-aside existed lack its keys
+                values = np.array(
+                    [r["PLC"].get(key_name, np.nan) for r in reached], dtype=float
+                )
                 # precision of no change is undefined (NaN): average where defined
                 entry[key_name] = (
                     float(np.nanmean(values)) if np.isfinite(values).any() else np.nan
@@ -759,14 +766,15 @@ def _recovery_lines(summary, meta):
         "",
         "PLC: label purity before → after, correction precision (changed labels now "
         "right; – where no label changed), recall (wrong labels fixed) and damage "
-        "(right labels made wrong). "
+        "(right labels made wrong); samples set aside as contested (left out of "
+        "the final fit) and the share of them whose label was wrong. "
         "cleanlab removes rather than corrects: labels flagged, and the share of "
         "flagged labels that were wrong (precision) and of wrong labels flagged "
         "(recall). Means over seeds, in %.",
         "",
         "| dataset | noise | purity before → after | precision | recall | damage "
-        "| cleanlab flagged | flagged precision | flagged recall |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| set aside (wrong) | cleanlab flagged | flagged precision | flagged recall |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for (name, noise), entry in summary.items():
         if "PLC" not in entry:
@@ -781,9 +789,17 @@ def _recovery_lines(summary, meta):
             f"| {name} | {NOISE_CELLS[noise].label} | "
             f"{100 * entry['purity_before']:.1f} → {100 * entry['purity_after']:.1f} "
             f"| {_percent_or_dash(entry['precision'])} | {100 * entry['recall']:.1f} "
-            f"| {100 * entry['damage']:.1f} | {clean_cols} |"
+            f"| {100 * entry['damage']:.1f} | {_set_aside_cell(entry)} | {clean_cols} |"
         )
     return lines
+
+
+def _set_aside_cell(entry):
+    """Samples set aside and the share of them wrong; a dash where none were."""
+    count = entry.get("n_set_aside", np.nan)
+    if not np.isfinite(count) or count == 0:
+        return "–"
+    return f"{count:.0f} ({_percent_or_dash(entry['set_aside_precision'])})"
 
 
 def _percent_or_dash(share):

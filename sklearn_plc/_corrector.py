@@ -13,6 +13,7 @@ import numpy as np
 
 from .correction import (
     align_class_distribution,
+    confidence_ratio,
     correct_labels,
     is_quiet_pass,
     next_threshold,
@@ -128,6 +129,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
         self.min_correction_rate = min_correction_rate
         self.warm_up = warm_up
         self.corrected_iter = np.full(self.labels.shape[0], -1, dtype=np.intp)
+        self.n_changes = np.zeros(self.labels.shape[0], dtype=np.intp)
         self.history = []
         self._changes = []
         self.converged = False
@@ -215,6 +217,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
         self.labels = self.initial_labels.copy()
         self._changes = []
         self.corrected_iter = np.full(self.labels.shape[0], -1, dtype=np.intp)
+        self.n_changes[:] = 0
 
     def averaged_proba(self):
         """Mean of the probabilities recorded in the last ``window`` rounds."""
@@ -244,6 +247,50 @@ align_class_distribution`) to the class frequencies of the labels as given.
             self._given_prior = counts / counts.sum()
         return self._given_prior
 
+    def _pass_proba(self):
+        """The probabilities a pass reads: the window average, aligned if asked."""
+        proba = self.to_numpy(self.averaged_proba())
+        if self.distribution_alignment:  # towards the labels as given, all rows
+            weights = self.sample_weight
+            proba = align_class_distribution(
+                proba,
+                self._given_class_prior(proba.shape[1]),
+                sample_weight=None if weights is None else weights[self.rows],
+            )
+        return proba
+
+    def contested(self, proba=None):
+        """Samples whose current label the model still disputes, unrelabelled.
+
+        A label is contested when the probabilities a pass reads put another
+        class on top (the pass found that class not sure enough to relabel:
+        below the threshold's confidence, stopped by ``runner_up_ratio`` or
+        ``min_confidence``, or keeping a class alive), or when the label was
+        changed more than once (it went back and forth between rounds).
+        Verified (``fixed``) labels are never contested.
+
+        Parameters
+        ----------
+        proba : ndarray of shape (n_rows, n_classes) or None, default=None
+            The probabilities a pass reads, if already at hand.
+
+        Returns
+        -------
+        contested : ndarray of bool of shape (n_samples,)
+            Over all samples (the rows this process covers when ``rows`` is
+            set); all False before any probabilities are recorded.
+        """
+        labels = self.labels[self.rows]
+        if proba is None:
+            if not self._window:
+                return np.zeros(labels.shape[0], dtype=bool)
+            proba = self._pass_proba()
+        contested = confidence_ratio(proba, labels) < 1.0
+        contested |= self.n_changes[self.rows] > 1
+        if self.fixed is not None:
+            contested &= ~self.fixed[self.rows]
+        return contested
+
     def run_round(self, *, refit=True, correct=True, holdout_agreement=None):
         """Run one round: a correction pass (after warm-up) and a schedule update.
 
@@ -271,15 +318,9 @@ align_class_distribution`) to the class frequencies of the labels as given.
         if self.warming_up or not correct:
             changed = np.zeros(n_samples, dtype=bool)
             n_corrected = 0
+            n_contested = None
         else:
-            proba = self.to_numpy(self.averaged_proba())
-            if self.distribution_alignment:  # towards the labels as given, all rows
-                weights = self.sample_weight
-                proba = align_class_distribution(
-                    proba,
-                    self._given_class_prior(proba.shape[1]),
-                    sample_weight=None if weights is None else weights[self.rows],
-                )
+            proba = self._pass_proba()
             new_labels, _ = correct_labels(
                 proba,
                 self.labels[self.rows],
@@ -300,7 +341,9 @@ align_class_distribution`) to the class frequencies of the labels as given.
             )
             self.labels = new_labels
             self.corrected_iter[changed] = round_index
+            self.n_changes[changed] += 1
             n_corrected = samples.shape[0]
+            n_contested = int(np.count_nonzero(self.contested(proba)))
             self.converged = threshold >= self.theta_end and is_quiet_pass(
                 n_corrected, n_samples, self.min_correction_rate
             )
@@ -319,6 +362,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
                 "threshold": threshold,
                 "n_corrected": n_corrected,
                 "n_changed": int(np.count_nonzero(self.labels != self.initial_labels)),
+                "n_contested": n_contested,
                 "refit": bool(refit),
                 "holdout_agreement": holdout_agreement,
             }

@@ -208,6 +208,18 @@ class HeldOutJudge:
         self._last = record
         return float(agrees.mean())
 
+    def shows_harm(self, standard_errors):
+        """Whether the last judged refit agrees clearly worse than the first.
+
+        That is, its paired gain over the labels as given is below
+        ``-standard_errors`` standard errors (False before a second refit).
+        """
+        last, reference = self._last, self._reference
+        if last is reference:
+            return False
+        gain, standard_error = agreement_gain(last["agrees"], reference["agrees"])
+        return gain < -standard_errors * standard_error
+
     def verdict(self, standard_errors):
         """The evidence for the last judged labels, and whether to undo them.
 

@@ -48,7 +48,7 @@ def class_columns(proba, columns, n_classes):
     return full
 
 
-def _per_sample_params(params, indices, n_samples):
+def per_sample_params(params, indices, n_samples):
     """Index the fit parameters that hold one value per sample (sample_weight)."""
     return {
         key: _safe_indexing(value, indices)
@@ -71,7 +71,7 @@ def _fold_proba(estimator, X, labels, train, test, n_classes, fit_params):
     model.fit(
         _safe_indexing(X, train),
         train_labels,
-        **_per_sample_params(fit_params, train, labels.shape[0]),
+        **per_sample_params(fit_params, train, labels.shape[0]),
     )
     proba = model.predict_proba(_safe_indexing(X, test))
     return class_columns(proba, model.classes_, n_classes)
@@ -222,7 +222,7 @@ def out_of_bag_proba(
         model.fit(
             _safe_indexing(X, train),
             labels[train],
-            **_per_sample_params(fit_params, train, labels.shape[0]),
+            **per_sample_params(fit_params, train, labels.shape[0]),
         )
     out_of_bag = np.asarray(model.oob_decision_function_, dtype=np.float64)
     unseen = ~(out_of_bag.sum(axis=1) > 0)  # no member left it out (0 or NaN)

@@ -17,7 +17,7 @@ from sklearn import get_config
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold, check_cv
-from sklearn.utils import check_random_state
+from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils.metadata_routing import process_routing
 from sklearn.utils.validation import check_consistent_length
 from tqdm.auto import tqdm
@@ -29,7 +29,12 @@ from ._judge import (
     memorisation_evidence,
     memorises,
 )
-from ._out_of_fold import in_sample_proba, out_of_bag_proba, out_of_fold_proba
+from ._out_of_fold import (
+    in_sample_proba,
+    out_of_bag_proba,
+    out_of_fold_proba,
+    per_sample_params,
+)
 from ._parallel import data_sent_once
 from ._params import check_threshold_range, pass_params
 from ._run import RunResult
@@ -47,8 +52,24 @@ from ._validation import (
 )
 from .correction import WORSE_STANDARD_ERRORS
 
+# With contested="set_aside", a relabel is sure only where the new class is at
+# least twice as likely as the label (the "twice" of runner_up_ratio=0.5): the
+# threshold stops at a ratio of 1/2, and the disagreements above it are set
+# aside. In two classes the label is always the runner-up, and a relabel is sure
+# only at a margin of at least 1/2 (the label's probability at most 1/4): a
+# ratio of 1/3. Closer to the boundary a flip is a coin toss.
+SURE_RATIO = 1 / 2
+BINARY_SURE_RATIO = 1 / 3
 # "auto" min_correction_rate when each round costs a refit
 REFIT_MIN_CORRECTION_RATE = 0.05
+# A round refits only when more labels changed since the last fit than a quiet
+# pass may change (``min_correction_rate``); fewer are examined again, with the
+# threshold raised, on the same probabilities, which so few changes barely move.
+REFIT_AFTER_QUIET_CHANGES = False
+# A judged refit that agrees worse than the labels as given by this many
+# standard errors (twice the undo's bar) stops the run at once, and the labels
+# are kept, instead of running on and undoing at the end; None: judge at the end.
+DECIDE_EARLY = 2.0
 
 
 def make_splits(cv, X, encoded, rng, groups, train=None):
@@ -74,6 +95,20 @@ def make_splits(cv, X, encoded, rng, groups, train=None):
         None if groups is None else np.asarray(groups)[train],
     )
     return [(train[fit], train[test]) for fit, test in folds]
+
+
+def keep_every_class(set_aside, labels):
+    """`set_aside` without the samples whose class it would empty (a new array).
+
+    Every class the labels hold keeps its samples in the final fit, as a
+    correction pass never empties a class.
+    """
+    set_aside = set_aside.copy()
+    n_classes = int(labels.max()) + 1
+    kept = np.bincount(labels[~set_aside], minlength=n_classes)
+    emptied = (kept == 0) & (np.bincount(labels, minlength=n_classes) > 0)
+    set_aside[emptied[labels]] = False
+    return set_aside
 
 
 class RefitRun:
@@ -150,9 +185,13 @@ class RefitRun:
         if self.confidence == "cv":
             splits = make_splits(plc.cv, X, encoded, rng, self.groups, train=training)
         self.continuing = self.confidence == "in_sample" and sets_warm_start(estimator)
+        correction = pass_params(plc)
+        if held_out and plc.contested == "set_aside":
+            sure = BINARY_SURE_RATIO if n_classes == 2 else SURE_RATIO
+            correction["theta_end"] = max(plc.theta, min(plc.theta_end, sure))
         corrector = LabelCorrector(
             encoded,
-            **pass_params(plc),
+            **correction,
             min_correction_rate=(
                 REFIT_MIN_CORRECTION_RATE
                 if plc.min_correction_rate == "auto"
@@ -184,25 +223,43 @@ class RefitRun:
             if selection is not None and selection["undone"]:
                 corrector.restore_given_labels()
                 stopped = "labels_kept"
+        set_aside = None
+        if held_out and plc.contested == "set_aside" and stopped != "labels_kept":
+            set_aside = keep_every_class(corrector.contested(), corrector.labels)
         return RunResult(
             corrector=corrector,
             termination=stopped,
-            estimator=self._final_model(estimator, corrector.labels, X, fit_params),
+            estimator=self._final_model(
+                estimator, corrector.labels, X, fit_params, set_aside
+            ),
             selection=selection,
             memorisation=self.memorisation,
             validation_indices=judged,
+            set_aside=set_aside,
         )
 
-    def _final_model(self, estimator, labels, X, fit_params):
+    def _final_model(self, estimator, labels, X, fit_params, set_aside=None):
         """The model trained on the final labels (see ``final_fit``), or None.
 
         Reuses the loop's last model (``self.model``) when it was fitted on
-        exactly `labels`.
+        exactly `labels` and no sample is set aside; the `set_aside` samples
+        are left out of the final fit.
         """
         model, model_labels = self.model, self.model_labels
-        model_is_current = model is not None and np.array_equal(model_labels, labels)
+        model_is_current = (
+            model is not None
+            and np.array_equal(model_labels, labels)
+            and (set_aside is None or not set_aside.any())
+        )
         if self.plc.final_fit and not model_is_current:
             final = model if self.continuing else clone(estimator)
+            if set_aside is not None and set_aside.any():
+                kept = np.flatnonzero(~set_aside)
+                return final.fit(
+                    _safe_indexing(X, kept),
+                    labels[kept],
+                    **per_sample_params(fit_params, kept, labels.shape[0]),
+                )
             return final.fit(X, labels, **fit_params)
         if model_is_current or self.confidence != "cv":
             return model
@@ -255,10 +312,13 @@ class RefitRun:
     def _loop(self, corrector, judge, estimator, X, splits, fit_params, validation):
         """The rounds: one model (or set of fold models) per round.
 
-        A round refits only when the labels changed since the last fit (or the
-        estimator continues training on each fit); otherwise the previous
-        probabilities are examined again at the raised threshold, which is what
-        a refit of a deterministic estimator on the same labels would give.
+        A round refits only when more labels changed since the last fit than a
+        quiet pass may change (or the estimator continues training on each
+        fit); otherwise the previous probabilities are examined again at the
+        raised threshold, which is what a refit of a deterministic estimator on
+        the same labels would give. With held-out judging, a refit that agrees
+        worse than the labels as given by ``DECIDE_EARLY`` standard errors ends
+        the loop (the corrections are then undone).
 
         Sets ``self.model`` (a model fitted on all samples: the last in-sample
         or out-of-bag model, or the model on the labels as given, out of fold;
@@ -284,6 +344,13 @@ class RefitRun:
         )
         fitted_labels = None
         stopped = "max_iter"
+        n_samples = corrector.labels.shape[0]
+        quiet_changes = (
+            0
+            if REFIT_AFTER_QUIET_CHANGES
+            else corrector.min_correction_rate * n_samples
+        )
+        early_bar = DECIDE_EARLY if plc.revert_if_worse else None
         with tqdm(
             total=plc.max_iter, desc="PLC", unit="round", disable=not plc.verbose
         ) as progress:
@@ -291,7 +358,8 @@ class RefitRun:
                 refit = (
                     self.continuing
                     or fitted_labels is None
-                    or not np.array_equal(fitted_labels, corrector.labels)
+                    or np.count_nonzero(fitted_labels != corrector.labels)
+                    > quiet_changes
                 )
                 agreement = None
                 if refit:
@@ -302,6 +370,14 @@ class RefitRun:
                     if not memorising:
                         corrector.run_round(correct=False, holdout_agreement=agreement)
                         stopped = "labels_kept"
+                        break
+                    if (
+                        early_bar is not None
+                        and judge is not None
+                        and judge.shows_harm(early_bar)
+                    ):
+                        corrector.run_round(correct=False, holdout_agreement=agreement)
+                        stopped = "harm_seen"
                         break
                 corrector.run_round(refit=refit, holdout_agreement=agreement)
                 last = corrector.history[-1]

@@ -40,6 +40,9 @@ class RunResult:
         The memorisation test's evidence (``memorisation_``).
     validation_indices : ndarray of int or None
         The samples that judged (``validation_indices_``).
+    set_aside : ndarray of bool or None
+        Samples (of the corrector's rows) left out of the final fit as
+        contested (``set_aside_``); None: none.
     attributes : dict
         Further fitted attributes of this path, by name (e.g. ``warm_up_``).
     """
@@ -51,6 +54,7 @@ class RunResult:
     selection: dict | None = None
     memorisation: dict | None = None
     validation_indices: np.ndarray | None = None
+    set_aside: np.ndarray | None = None
     attributes: dict = field(default_factory=dict)
 
     def fitted_attributes(self, classes, encoded):
@@ -68,6 +72,9 @@ class RunResult:
         corrected_iter = np.full(n_samples, -1, dtype=np.intp)
         corrected_iter[positions] = corrector.corrected_iter
         changes = corrector.corrections
+        set_aside = np.zeros(n_samples, dtype=bool)
+        if self.set_aside is not None:
+            set_aside[positions] = self.set_aside
         return {
             "classes_": classes,
             "labels_": classes[labels],
@@ -85,5 +92,6 @@ class RunResult:
             "termination_condition_": self.termination,
             "memorisation_": self.memorisation,
             "validation_indices_": self.validation_indices,
+            "set_aside_": set_aside,
             **self.attributes,
         }

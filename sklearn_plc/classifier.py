@@ -105,7 +105,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     theta_end : float in (0, 1], default=0.9
         Largest threshold, the authors' cap. Must be at least ``theta``.
-        Lower it to stop before the loosest corrections.
+        Lower it to stop before the loosest corrections. With
+        ``contested="set_aside"`` the threshold stops at 1/2 (1/3 in two
+        classes) whatever its value above that.
 
     schedule : {"additive", "multiplicative"}, default="additive"
         ``"additive"``: ``δ ← min(δ + beta, theta_end)``, the authors'
@@ -118,8 +120,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         relaxes the threshold and, at ``theta_end``, ends the run. ``"auto"``:
         0.001 for a net (the authors' value for a pass per epoch), 0.05 for a
         refit estimator, where each round costs a full fit and refits' own
-        churn moves a few labels at every pass. 0 is Algorithm 1 ("no label
-        changed"). Raise it to make fewer refits.
+        churn moves a few labels at every pass. A refit estimator is refit
+        only once more labels have changed since its last fit than a quiet
+        pass may change. 0 is Algorithm 1 ("no label changed"). Raise it to
+        make fewer refits.
 
     warm_up : int >= 0 or "auto", default="auto"
         Rounds (epochs, for a net) of training before the first pass.
@@ -197,7 +201,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         error; any loss on ``trusted`` samples) than the models trained on the
         labels as given, on samples none of them trained on (see
         ``validation_fraction``; ``"cv"`` or ``"oob"`` only; evidence in
-        ``selection_``). It cannot see noise whose majority is the wrong class.
+        ``selection_``). A refit that agrees worse by two standard errors
+        stops the run there. It cannot see noise whose majority is the wrong
+        class.
         False keeps the corrections whatever the evidence.
 
     validation_fraction : float in (0, 1) or None, default=0.2
@@ -209,6 +215,19 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         then seems to gain), so the undo rarely fires. Not used with
         ``trusted`` samples, which judge instead, nor with folds given as
         index pairs.
+
+    contested : {"set_aside", "keep"}, default="set_aside"
+        What to do with a label the model disputes without being sure.
+        ``"set_aside"``: relabel only where the new class is at least twice as
+        likely as the label (in two classes, where the label has at most a
+        quarter of the probability: a margin of one half), and leave the other
+        disputed samples, and those whose label went back and forth, out of
+        the final fit (``set_aside_``; ``labels_`` keeps their label). A wrong
+        flip adds a wrong label that later models agree with, while a sample
+        set aside costs one sample. ``"keep"``: relabel up to ``theta_end``
+        and train on every sample, the paper's rule; it can do better on very
+        small data, where every sample counts. Only with ``"cv"`` or ``"oob"``
+        and only when the run corrects; nets always keep.
 
     final_fit : bool, default=True
         Fit ``estimator_`` on the corrected labels after the loop (a net's run
@@ -264,7 +283,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         differing from ``y`` after it), ``"refit"`` (whether the round trained
         a new model; False when no label had changed since the last fit) and
         ``"holdout_agreement"`` (``"cv"`` or ``"oob"``: the held-out agreement
-        with the given labels of that refit's models; else None).
+        with the given labels of that refit's models; else None) and
+        ``"n_contested"`` (labels contested after the pass, see ``contested``;
+        None in a round without a pass).
         ``pandas.DataFrame(history_)`` gives a table.
 
     termination_condition_ : {"converged", "max_iter", "labels_kept", \
@@ -293,6 +314,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         The samples that judged the corrections: the set-aside (see
         ``validation_fraction``) or the ``trusted`` ones; None when every
         sample judged or none did.
+
+    set_aside_ : ndarray of bool of shape (n_samples,)
+        The samples left out of the final fit as contested (see
+        ``contested``); all False when none were.
 
     selection_ : dict or None
         The held-out evidence for the returned labels (``"cv"`` or ``"oob"``,
@@ -372,6 +397,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         "cv": ["cv_object"],
         "min_memorisation": [Interval(Real, 0, 1, closed="left")],
         "revert_if_worse": ["boolean"],
+        "contested": [StrOptions({"set_aside", "keep"})],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "final_fit": ["boolean"],
         "n_jobs": [Integral, None],
@@ -399,6 +425,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         min_memorisation=0.1,
         revert_if_worse=True,
         validation_fraction=0.2,
+        contested="set_aside",
         final_fit=True,
         n_jobs=None,
         random_state=None,
@@ -421,6 +448,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.min_memorisation = min_memorisation
         self.revert_if_worse = revert_if_worse
         self.validation_fraction = validation_fraction
+        self.contested = contested
         self.final_fit = final_fit
         self.n_jobs = n_jobs
         self.random_state = random_state

@@ -10,7 +10,7 @@ def _ratio(numerator, denominator):
     return float(numerator / denominator) if denominator else float("nan")
 
 
-def label_recovery_report(y_clean, y_noisy, y_corrected):
+def label_recovery_report(y_clean, y_noisy, y_corrected, set_aside=None):
     """Compare corrected labels with the noisy labels they came from and the truth.
 
     Parameters
@@ -21,6 +21,9 @@ def label_recovery_report(y_clean, y_noisy, y_corrected):
         The labels given to the correction method.
     y_corrected : array-like of shape (n_samples,)
         The labels after correction (``PLCClassifier.labels_``).
+    set_aside : array-like of bool of shape (n_samples,) or None, default=None
+        Samples left out of the final fit (``PLCClassifier.set_aside_``);
+        None: none.
 
     Returns
     -------
@@ -37,6 +40,10 @@ def label_recovery_report(y_clean, y_noisy, y_corrected):
           (``n_fixed / n_noisy``).
         - ``damage``: of the right labels, the share made wrong
           (``n_damaged / (n_samples - n_noisy)``).
+        - ``n_set_aside``: samples left out of the final fit;
+          ``set_aside_precision``: of those, the share whose corrected label
+          is wrong (what removing them spared the model); ``purity_trained``:
+          fraction of right labels among the samples the final fit trained on.
 
         A ratio whose denominator is 0 is NaN.
 
@@ -67,6 +74,16 @@ def label_recovery_report(y_clean, y_noisy, y_corrected):
                 f"labels are those of the y given to fit)."
             )
     n_samples = y_clean.shape[0]
+    if set_aside is None:
+        set_aside = np.zeros(n_samples, dtype=bool)
+    else:
+        set_aside = column_or_1d(np.asarray(set_aside))
+        check_consistent_length(y_clean, set_aside)
+        if set_aside.dtype != bool:
+            raise ValueError(
+                f"set_aside must be a boolean mask with one entry per sample (e.g. "
+                f"plc.set_aside_); got dtype {set_aside.dtype}."
+            )
     right_before = y_noisy == y_clean
     right_after = y_corrected == y_clean
     changed = y_corrected != y_noisy
@@ -86,4 +103,11 @@ def label_recovery_report(y_clean, y_noisy, y_corrected):
         "precision": _ratio(n_fixed, n_changed),
         "recall": _ratio(n_fixed, n_noisy),
         "damage": _ratio(n_damaged, n_samples - n_noisy),
+        "n_set_aside": int(np.count_nonzero(set_aside)),
+        "set_aside_precision": _ratio(
+            np.count_nonzero(set_aside & ~right_after), np.count_nonzero(set_aside)
+        ),
+        "purity_trained": _ratio(
+            np.count_nonzero(right_after & ~set_aside), np.count_nonzero(~set_aside)
+        ),
     }

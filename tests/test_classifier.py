@@ -46,7 +46,12 @@ class NaNProbaClassifier(ClassifierMixin, BaseEstimator):
 # the model, keep the last labels. The mechanics tests below use it, since the
 # logistic regression on 2-D blobs they run does not memorise its labels (and the
 # defaults would rightly leave them as given).
-PAPER = dict(min_memorisation=0, min_correction_rate=0.001, revert_if_worse=False)
+PAPER = dict(
+    min_memorisation=0,
+    min_correction_rate=0.001,
+    revert_if_worse=False,
+    contested="keep",
+)
 
 
 # --- what PLC does to the labels -------------------------------------------------

@@ -117,3 +117,36 @@ def test_the_callers_held_out_agreement_is_recorded_in_the_history():
     corrector.run_round(holdout_agreement=0.75)
     corrector.run_round(refit=False)
     assert [r["holdout_agreement"] for r in corrector.history] == [0.75, None]
+
+
+def test_a_disputed_label_not_sure_enough_to_relabel_is_contested():
+    # sample 1's label is at ratio 0.44 / 0.56 = 0.79 to the top class: above 0.5
+    proba = np.array([[0.9, 0.1], [0.44, 0.56], [0.05, 0.95]])
+    corrector = make_corrector([0, 0, 0], theta_end=0.5)
+    corrector.add_proba(proba)
+    corrector.run_round()
+    assert corrector.labels.tolist() == [0, 0, 1]  # only the sure one relabelled
+    assert corrector.contested().tolist() == [False, True, False]
+    assert corrector.history[-1]["n_contested"] == 1
+
+
+def test_a_label_changed_twice_is_contested_even_where_the_model_agrees():
+    corrector = make_corrector([0, 0, 0])
+    for proba in (CONFIDENT_CLASS_0[::-1], CONFIDENT_CLASS_0):
+        corrector.add_proba(proba)
+        corrector.run_round()
+    assert corrector.n_changes.tolist() == [2, 0, 1]
+    assert corrector.contested().tolist() == [True, False, False]
+
+
+def test_fixed_labels_are_never_contested():
+    corrector = make_corrector([1, 1, 1], fixed=np.array([True, False, False]))
+    corrector.add_proba(np.array([[0.55, 0.45]] * 3))
+    assert corrector.contested().tolist() == [False, True, True]
+
+
+def test_a_round_without_a_pass_records_no_contested_count():
+    corrector = make_corrector([1, 0, 1], warm_up=1)
+    corrector.add_proba(CONFIDENT_CLASS_0)
+    corrector.run_round()
+    assert corrector.history[-1]["n_contested"] is None

@@ -41,3 +41,19 @@ def test_string_labels_work():
 def test_arrays_of_different_lengths_are_rejected():
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         label_recovery_report([0, 1], [0, 1, 1], [0, 1])
+
+
+def test_set_aside_samples_are_counted_with_the_share_of_wrong_labels_they_held():
+    y_clean = np.array([0, 0, 1, 1])
+    y_noisy = np.array([1, 0, 0, 1])
+    report = label_recovery_report(
+        y_clean, y_noisy, y_noisy, set_aside=np.array([True, True, False, False])
+    )
+    assert report["n_set_aside"] == 2
+    assert report["set_aside_precision"] == pytest.approx(1 / 2)
+    assert report["purity_trained"] == pytest.approx(1 / 2)
+
+
+def test_a_set_aside_mask_that_is_not_boolean_is_explained():
+    with pytest.raises(ValueError, match="set_aside must be a boolean mask"):
+        label_recovery_report([0, 1], [0, 1], [0, 1], set_aside=[0, 1])

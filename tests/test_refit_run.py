@@ -20,7 +20,12 @@ from sklearn_plc import PLCClassifier
 
 # The paper's algorithm, without the safeguards of the defaults (see
 # test_classifier.py).
-PAPER = dict(min_memorisation=0, min_correction_rate=0.001, revert_if_worse=False)
+PAPER = dict(
+    min_memorisation=0,
+    min_correction_rate=0.001,
+    revert_if_worse=False,
+    contested="keep",
+)
 
 
 def purity(labels, clean):
@@ -86,7 +91,10 @@ def test_out_of_bag_confidence_fits_one_model_a_refit(
 ):
     FitCountingForest.n_fits = 0
     plc = PLCClassifier(
-        FitCountingForest(n_estimators=30), confidence="oob", random_state=0
+        FitCountingForest(n_estimators=30),
+        confidence="oob",
+        contested="keep",  # the final forest trains on every sample
+        random_state=0,
     )
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     refits = sum(record["refit"] for record in plc.history_)
@@ -174,7 +182,11 @@ def test_no_correcting_model_trains_on_the_validation_samples(noisy_blobs, confi
     RowRecordingForest.seen_rows = []
     forest = RowRecordingForest(n_estimators=20, random_state=0)
     plc = PLCClassifier(
-        forest, confidence=confidence, validation_fraction=0.2, random_state=0
+        forest,
+        confidence=confidence,
+        validation_fraction=0.2,
+        contested="keep",  # the final model trains on every sample
+        random_state=0,
     )
     X = with_row_ids(noisy_blobs.X)
     plc.fit(X, noisy_blobs.y_noisy)
@@ -257,7 +269,9 @@ def test_trusted_samples_judge_in_place_of_the_set_aside(noisy_blobs, confidence
     RowRecordingForest.seen_rows = []
     trusted = trusted_share(len(noisy_blobs.y_noisy))
     forest = RowRecordingForest(n_estimators=20, random_state=0)
-    plc = PLCClassifier(forest, confidence=confidence, random_state=0)
+    plc = PLCClassifier(
+        forest, confidence=confidence, contested="keep", random_state=0
+    )  # the final model trains on every sample, the correcting ones on fewer
     X = with_row_ids(noisy_blobs.X)
     plc.fit(X, noisy_blobs.y_noisy, trusted=trusted)
     np.testing.assert_array_equal(plc.validation_indices_, np.flatnonzero(trusted))
@@ -272,7 +286,8 @@ def test_corrections_that_lose_on_trusted_labels_are_undone(noisy_blobs):
     trusted = trusted_share(len(noisy_blobs.y_noisy))
     y = np.where(trusted, 1 - noisy_blobs.y_clean, noisy_blobs.y_noisy)
     forest = RandomForestClassifier(n_estimators=20, random_state=0)
-    plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, y, trusted=trusted)
+    plc = PLCClassifier(forest, contested="keep", random_state=0)
+    plc.fit(noisy_blobs.X, y, trusted=trusted)
     assert plc.selection_["undone"] and plc.selection_["gain"] < 0
     assert plc.termination_condition_ == "labels_kept"
     np.testing.assert_array_equal(plc.labels_, y)
@@ -348,7 +363,8 @@ def test_grid_search_splits_the_trusted_mask_with_the_samples(noisy_blobs):
     )
     search.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
     best = search.best_estimator_
-    assert best.selection_["n_judged"] == trusted.sum()  # the refit on all samples
+    # the refit on all samples is judged by all the trusted ones
+    np.testing.assert_array_equal(best.validation_indices_, np.flatnonzero(trusted))
 
 
 def test_trusted_is_routed_to_plc_when_requested(noisy_blobs):
@@ -358,7 +374,9 @@ def test_trusted_is_routed_to_plc_when_requested(noisy_blobs):
         plc = PLCClassifier(forest, random_state=0).set_fit_request(trusted=True)
         search = GridSearchCV(plc, {"theta": [0.3, 0.5]}, cv=3)
         search.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
-    assert search.best_estimator_.selection_["n_judged"] == trusted.sum()
+    np.testing.assert_array_equal(
+        search.best_estimator_.validation_indices_, np.flatnonzero(trusted)
+    )
 
 
 def test_validation_fraction_that_leaves_no_training_sample_is_explained():
@@ -448,3 +466,72 @@ def test_auto_min_correction_rate_is_five_percent_per_refit(noisy_blobs):
         quiet = record["n_corrected"] <= 0.05 * n_samples
         raised = following["threshold"] > record["threshold"]
         assert raised == (quiet and record["threshold"] < 0.9)
+
+
+def test_contested_samples_are_left_out_of_the_final_fit(noisy_blobs):
+    plc = PLCClassifier(
+        DecisionTreeClassifier(random_state=0), contested="set_aside", random_state=0
+    ).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.termination_condition_ == "converged"
+    n_trained = plc.estimator_.tree_.n_node_samples[0]
+    assert 0 < plc.set_aside_.sum() == noisy_blobs.X.shape[0] - n_trained
+
+
+def test_contested_keep_trains_the_final_model_on_every_sample(noisy_blobs):
+    plc = PLCClassifier(
+        DecisionTreeClassifier(random_state=0), contested="keep", random_state=0
+    ).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert not plc.set_aside_.any()
+    assert plc.estimator_.tree_.n_node_samples[0] == noisy_blobs.X.shape[0]
+
+
+def test_nothing_is_set_aside_when_the_labels_are_kept(noisy_blobs):
+    plc = PLCClassifier(contested="set_aside", random_state=0).fit(
+        noisy_blobs.X, noisy_blobs.y_noisy
+    )
+    assert plc.termination_condition_ == "labels_kept"
+    assert not plc.set_aside_.any()
+
+
+def test_set_aside_in_two_classes_relabels_only_at_a_margin_of_one_half(noisy_blobs):
+    plc = PLCClassifier(
+        DecisionTreeClassifier(random_state=0), contested="set_aside", random_state=0
+    ).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert max(record["threshold"] for record in plc.history_) <= 1 / 3
+
+
+def test_setting_aside_never_empties_a_class():
+    from sklearn_plc._refit_run import keep_every_class
+
+    labels = np.array([0, 0, 1, 1, 2])
+    contested = np.array([True, False, True, True, False])
+    kept = keep_every_class(contested, labels)
+    assert kept.tolist() == [True, False, False, False, False]
+    assert contested.tolist() == [True, False, True, True, False]  # not modified
+
+
+def test_a_refit_judged_clearly_worse_stops_the_run_there(noisy_blobs, monkeypatch):
+    # any loss at all counts: the wiring, not the bar
+    monkeypatch.setattr("sklearn_plc._refit_run.WORSE_STANDARD_ERRORS", -1e9)
+    monkeypatch.setattr("sklearn_plc._refit_run.DECIDE_EARLY", -1e9)
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, contested="keep", random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert [record["refit"] for record in plc.history_] == [True, True]
+    assert plc.selection_["undone"] and plc.selection_["round"] == 0
+    np.testing.assert_array_equal(plc.labels_, noisy_blobs.y_noisy)
+
+
+def test_a_pass_that_changes_few_labels_is_not_followed_by_a_refit(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, contested="keep", random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    quiet_changes = 0.05 * len(noisy_blobs.y_noisy)
+    # between refits the probabilities stay and the threshold only rises, so no
+    # label changes back: the pass counts add up to the labels changed since
+    changed_since_fit = plc.history_[0]["n_corrected"]
+    for record in plc.history_[1:]:
+        assert record["refit"] == (changed_since_fit > quiet_changes)
+        changed_since_fit = 0 if record["refit"] else changed_since_fit
+        changed_since_fit += record["n_corrected"]
+    assert not all(record["refit"] for record in plc.history_)

@@ -27,6 +27,28 @@ HARD_SETS = {
     "hard4-dev": dict(
         n_samples=2500, n_features=30, n_informative=12, n_classes=4, random_state=13
     ),
+    # two classes, a non-linear boundary (three clusters a class), a few thousand
+    # samples: gradient boosting about 88% clean, a linear model about 63%
+    "binary-gb-dev": dict(
+        n_samples=3000,
+        n_features=10,
+        n_informative=6,
+        n_redundant=2,
+        n_classes=2,
+        n_clusters_per_class=3,
+        random_state=21,
+    ),
+    # 20 classes, 2,100 training samples: logistic regression about 62% clean
+    "weak20-dev": dict(
+        n_samples=3000,
+        n_features=40,
+        n_informative=20,
+        n_redundant=5,
+        n_classes=20,
+        n_clusters_per_class=1,
+        class_sep=1.4,
+        random_state=23,
+    ),
 }
 
 
@@ -35,7 +57,7 @@ def load_hard(dataset, seed):
     from sklearn.datasets import make_classification
     from sklearn.model_selection import train_test_split
 
-    X, y = make_classification(n_clusters_per_class=2, **HARD_SETS[dataset])
+    X, y = make_classification(**{"n_clusters_per_class": 2, **HARD_SETS[dataset]})
     return train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
 
 

@@ -1,0 +1,233 @@
+"""Relabel what is sure, set aside what is contested: which wins against cleanlab?
+
+Question (issue "Ahead of cleanlab"): where PLC corrects a scikit-learn model,
+does leaving the still-contested samples out of the final fit
+(``contested="set_aside"``) beat flipping them, and does relabelling only what is
+sure (a lower ``theta_end``) with the rest set aside beat both? Each dev cell runs
+Standard, cleanlab's ``CleanLearning`` and the PLC variants below on the same
+noisy labels, and logs accuracy, label recovery, what was set aside and the fit
+times, with the round-0 evidence (held-out agreement, memorisation rate) that a
+weak-model refusal could read.
+
+Usage (from the repository root, ``PYTHONPATH=.``)::
+
+    python benchmarks/studies/contested.py run OUT.json SET VARIANT...
+    python benchmarks/studies/contested.py summary LOG.json...
+
+SET: ``tables`` (the tables' dev split 1), ``hard`` (hard-dev, five models),
+``new`` (binary-gb-dev with gradient boosting at PMD 25% and uniform 30%,
+weak20-dev with logistic regression); seeds 100-102. VARIANT (see VARIANTS):
+``keep`` (relabel up to theta_end 0.9, train on all: the default before this
+study), ``aside`` (the same, the disagreements left at the end set aside),
+``aside-t0.5`` / ``aside-t0.33`` (relabel only below that ratio, set aside the
+rest), ``aside-only`` (relabel nothing, set aside every held-out
+disagreement), ``*-fast`` (no refit after a quiet pass's few changes, and a stop
+at the first judged refit that agrees worse by two standard errors),
+``*-reuse`` / ``*-early`` (one of the two), ``cv5-fast`` (5 folds), ``cleanlab``.
+Variants named by ``contested="set_aside"`` measure the library as it is run:
+logs taken before the sure-ratio cap (``SURE_RATIO``) ran ``aside`` at 0.9.
+"""
+
+import sys
+import time
+import warnings
+from collections import defaultdict
+
+import numpy as np
+from joblib import Parallel, delayed
+
+sys.path.insert(0, ".")
+from benchmarks.studies.common import (
+    dump_rows,
+    load_rows,
+    noisy_cell,
+    run_or_summarise,
+)
+
+SEEDS = (100, 101, 102)
+VARIANTS = {
+    "keep": {"contested": "keep"},
+    "aside": {"contested": "set_aside"},
+    "aside-t0.5": {"contested": "set_aside", "theta_end": 0.5},
+    "aside-t0.33": {"contested": "set_aside", "theta_end": 1 / 3},
+    "aside-only": {"contested": "set_aside"},
+    "keep-fast": {"contested": "keep"},
+    "aside-t0.5-fast": {"contested": "set_aside", "theta_end": 0.5},
+    "aside-fast": {"contested": "set_aside"},
+    # binary: relabel only at a margin of 1/2 (BINARY_SURE_RATIO), set aside the rest
+    "sure-fast": {"contested": "set_aside"},
+    "sure": {"contested": "set_aside"},
+    "cv5-fast": {"contested": "set_aside", "theta_end": 0.5, "cv": 5},
+    "t0.5-reuse": {"contested": "set_aside", "theta_end": 0.5},
+    "t0.5-early": {"contested": "set_aside", "theta_end": 0.5},
+}
+# the "-fast" variants: no refit after a quiet pass's few changes, and a stop
+# at the first judged refit that agrees worse by 2 standard errors
+# (names in sklearn_plc._refit_run)
+FAST = {"REFIT_AFTER_QUIET_CHANGES": False, "DECIDE_EARLY": 2.0}
+
+
+def cells(what):
+    if what == "tables":
+        noises = {
+            "wine-rf": ("I-35", "II-35", "III-35", "I+U30"),
+            "synthetic-5-rf": ("I-35", "III-35", "I+U30"),
+            "wine": ("I-35", "III-35"),
+            "synthetic-5": ("I-35", "III-35"),
+        }
+        return [(d, "base", n) for d, ns in noises.items() for n in ns]
+    if what == "hard":
+        from benchmarks.studies.common import HARD_MODELS
+
+        return [
+            ("hard-dev", m, n) for m in HARD_MODELS for n in ("I-35", "III-35", "U30")
+        ]
+    # in two classes, PMD at 35% makes the noisy majority wrong on half the
+    # samples (flip probability above 1/2), so the binary case runs it at 25%
+    return [
+        ("binary-gb-dev", "gradient-boosting", n) for n in ("I-25", "III-25", "U30")
+    ] + [("weak20-dev", "logistic", n) for n in ("I-35", "III-35", "U30")]
+
+
+def _relabel_nothing():
+    """Patch the refit loop's corrector so that no pass relabels (aside-only)."""
+    import sklearn_plc._refit_run as refit_run
+    from sklearn_plc._corrector import LabelCorrector
+
+    class NoRelabel(LabelCorrector):
+        def run_round(self, *, refit=True, correct=True, holdout_agreement=None):
+            return super().run_round(
+                refit=refit, correct=False, holdout_agreement=holdout_agreement
+            )
+
+    refit_run.LabelCorrector = NoRelabel
+    return lambda: setattr(refit_run, "LabelCorrector", LabelCorrector)
+
+
+def _patch_refit_run(values):
+    """Set module names of the refit loop; return what restores them."""
+    import sklearn_plc._refit_run as refit_run
+
+    before = {name: getattr(refit_run, name) for name in values}
+    for name, value in values.items():
+        setattr(refit_run, name, value)
+    return lambda: [setattr(refit_run, k, v) for k, v in before.items()]
+
+
+def run_job(dataset, model, noise, seed, variants):
+    from sklearn_plc import PLCClassifier
+    from sklearn_plc.metrics import label_recovery_report
+
+    warnings.simplefilter("ignore")
+    cell = noisy_cell(dataset, model, noise, seed)
+    if cell is None:
+        return None
+    X_train, X_test, y_train, y_test, y_noisy, make = cell
+    row = dict(dataset=dataset, model=model, noise=noise, seed=seed)
+    start = time.perf_counter()
+    standard = make().fit(X_train, y_noisy)
+    row["standard_s"] = time.perf_counter() - start
+    row["std"] = float(np.mean(standard.predict(X_test) == y_test))
+    wrong = y_noisy != y_train
+    for variant in variants:
+        start = time.perf_counter()
+        if variant == "cleanlab":
+            from cleanlab.classification import CleanLearning
+
+            fitted = CleanLearning(
+                make(), seed=seed, find_label_issues_kwargs={"n_jobs": 1}
+            ).fit(X_train, y_noisy)
+            flagged = np.asarray(fitted.label_issues_df["is_label_issue"])
+            entry = {
+                "n_flagged": int(flagged.sum()),
+                "flagged_precision": float(wrong[flagged].mean())
+                if flagged.any()
+                else None,
+            }
+        else:
+            restore = _relabel_nothing() if variant == "aside-only" else None
+            if variant.endswith("-fast"):
+                restore = _patch_refit_run(FAST)
+            elif variant.endswith("-reuse"):
+                restore = _patch_refit_run({"REFIT_AFTER_QUIET_CHANGES": False})
+            elif variant.endswith("-early"):
+                restore = _patch_refit_run({"DECIDE_EARLY": FAST["DECIDE_EARLY"]})
+            try:
+                fitted = PLCClassifier(
+                    make(), random_state=seed, **VARIANTS[variant]
+                ).fit(X_train, y_noisy)
+            finally:
+                if restore:
+                    restore()
+            aside = fitted.set_aside_
+            report = label_recovery_report(y_train, y_noisy, fitted.labels_)
+            entry = {
+                "termination": fitted.termination_condition_,
+                "n_changed": report["n_changed"],
+                "precision": report["precision"],
+                "purity_after": report["purity_after"],
+                "n_set_aside": int(aside.sum()),
+                "aside_wrong": float(np.mean(fitted.labels_[aside] != y_train[aside]))
+                if aside.any()
+                else None,
+                "n_rounds": int(fitted.n_iter_),
+                "memorisation": fitted.memorisation_,
+                "selection": fitted.selection_,
+            }
+        entry["fit_s"] = time.perf_counter() - start
+        entry["acc"] = float(np.mean(fitted.predict(X_test) == y_test))
+        row[variant] = entry
+    row["purity_before"] = float(np.mean(~wrong))
+    row["n_classes"] = int(np.unique(y_train).shape[0])
+    return row
+
+
+def run(out, what, variants, jobs=2):
+    jobs_list = [(*c, s) for c in cells(what) for s in SEEDS]
+    rows = Parallel(n_jobs=jobs, verbose=5)(
+        delayed(run_job)(*job, variants) for job in jobs_list
+    )
+    dump_rows(rows, out)
+
+
+def summary(*paths):
+    rows = [row for path in paths for row in load_rows(path)]
+    variants = [k for k in rows[0] if isinstance(rows[0][k], dict)]
+    by_cell = defaultdict(list)
+    for row in rows:
+        by_cell[(row["dataset"], row["model"], row["noise"])].append(row)
+    print("| cell | Std | " + " | ".join(variants) + " |")
+    print("|---|---:|" + "---:|" * len(variants))
+    gains = defaultdict(list)
+    for key, runs in by_cell.items():
+        std = 100 * np.mean([r["std"] for r in runs])
+        cells_ = []
+        for v in variants:
+            present = [r for r in runs if v in r]
+            if not present:
+                cells_.append("")
+                continue
+            gain = 100 * np.mean([r[v]["acc"] - r["std"] for r in present])
+            gains[v].append(gain)
+            extra = ""
+            if "n_set_aside" in present[0][v]:
+                extra = f" ({np.mean([r[v]['n_set_aside'] for r in present]):.0f})"
+            cells_.append(f"{gain:+.1f}{extra}")
+        print(f"| {' '.join(key)} | {std:.1f} | " + " | ".join(cells_) + " |")
+    print()
+    ref = gains.get("cleanlab")
+    for v, g in gains.items():
+        g = np.array(g)
+        line = (
+            f"{v}: mean {g.mean():+.2f}, worst {g.min():+.1f}, "
+            f"≥ Std−0.5 {np.sum(g >= -0.5)}/{len(g)}"
+        )
+        if ref is not None and len(ref) == len(g):
+            line += f", ≥ cleanlab {np.sum(g >= np.array(ref) - 1e-9)}/{len(g)}"
+        cost = [r[v]["fit_s"] / r["standard_s"] for r in rows if v in r]
+        line += f", median cost {np.median(cost):.1f}×"
+        print(line)
+
+
+if __name__ == "__main__":
+    run_or_summarise(__doc__, run, summary)
