@@ -4,6 +4,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from imblearn.pipeline import make_pipeline as make_imblearn_pipeline
 from sklearn.datasets import load_digits, make_classification
 from sklearn.linear_model import LogisticRegression
@@ -297,3 +299,99 @@ def test_samplers_pass_scikit_learns_api_checks(sampler):
     }
     assert set(ran) == API_CHECKS
     assert set(ran.values()) == {"passed"}, ran
+
+
+# --- the user's data -----------------------------------------------------------------
+
+EVERY_INJECTOR = [
+    lambda: UniformNoise(0.2, random_state=0),
+    lambda: AsymmetricNoise(0.2, random_state=0),
+    lambda: TransitionMatrixNoise(uniform_transition_matrix(2, 0.2), random_state=0),
+    lambda: PMDNoise("I", 0.2, random_state=0),
+    lambda: HybridNoise(PMDNoise("I", 0.2), UniformNoise(0.1)),
+]
+
+
+@pytest.mark.parametrize("make_noise", EVERY_INJECTOR)
+@pytest.mark.parametrize("n_rows", [295, 10])
+def test_x_and_y_of_different_lengths_are_rejected(make_noise, n_rows):
+    X, y = make_classification(300, 5, random_state=0)
+    with pytest.raises(ValueError, match=f"X has {n_rows} rows but y has 300 labels"):
+        make_noise().fit_resample(X[:n_rows], y)
+
+
+@pytest.mark.parametrize("make_noise", EVERY_INJECTOR)
+def test_a_single_class_is_explained_in_terms_of_the_data(make_noise):
+    X = np.random.RandomState(0).normal(size=(40, 3))
+    with pytest.raises(ValueError, match="y holds a single class"):
+        make_noise().fit_resample(X, np.full(40, 7))
+
+
+def test_a_class_too_small_for_the_posterior_folds_is_named():
+    X, y = make_classification(100, 5, random_state=0)
+    y[:3] = 2  # class 2 has 3 samples, fewer than the 5 folds
+    with pytest.raises(ValueError, match=r"class 2 has 3 samples.*cv=5"):
+        PMDNoise("I", 0.2, random_state=0).fit_resample(X, y)
+
+
+# --- any input: noisy labels at the stated level, or an error naming the fault -------
+
+NOISE_LABEL_KINDS = {
+    "int": lambda codes: codes - 1,
+    "str": lambda codes: np.array(["ant", "bee", "cat", "dog"])[codes],
+    "bool": lambda codes: codes.astype(bool),
+}
+# What an error may name: the inputs, or a parameter this test varies.
+NOISE_NAMES = ("X", "y", "class", "noise_level", "cv")
+
+
+@st.composite
+def noise_inputs(draw):
+    n_samples = draw(st.integers(0, 40))
+    n_rows = n_samples + draw(st.sampled_from([0, 0, 0, -1, 2]))
+    rng = np.random.RandomState(draw(st.integers(0, 2**16)))
+    X = rng.normal(size=(max(n_rows, 0), 2))
+    n_classes = draw(st.integers(1, 4))
+    kind = draw(st.sampled_from(sorted(NOISE_LABEL_KINDS)))
+    codes = rng.randint(
+        n_classes if kind != "bool" else min(n_classes, 2), size=n_samples
+    )
+    y = NOISE_LABEL_KINDS[kind](codes)
+    noise_level = draw(st.floats(-0.2, 1.2))
+    return X, y, noise_level
+
+
+IID_INJECTORS = {
+    "uniform": lambda level: UniformNoise(level, random_state=0),
+    "asymmetric": lambda level: AsymmetricNoise(level, random_state=0),
+    "pmd": lambda level: PMDNoise("I", level, cv=2, random_state=0),
+}
+
+
+@settings(max_examples=80, deadline=None)
+@given(noise_inputs(), st.sampled_from(sorted(IID_INJECTORS)))
+def test_any_input_is_corrupted_or_raises_an_error_naming_the_fault(inputs, injector):
+    X, y, noise_level = inputs
+    X_before, y_before = X.copy(), y.copy()
+    noise = IID_INJECTORS[injector](noise_level)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            X_out, y_noisy = noise.fit_resample(X, y)
+    except (ValueError, TypeError) as error:
+        message = str(error)
+        assert any(name in message for name in NOISE_NAMES), message
+    else:
+        assert X_out is X and y_noisy.shape == y.shape and y_noisy.dtype == y.dtype
+        assert set(np.unique(y_noisy)) <= set(np.unique(y))
+        assert noise.noise_rate_ == pytest.approx(np.mean(y_noisy != y))
+        if injector != "pmd":  # each label flips with probability noise_level
+            spread = np.sqrt(noise_level * (1 - noise_level) / y.shape[0])
+            assert abs(noise.noise_rate_ - noise_level) <= 5 * spread + 1e-9
+    np.testing.assert_array_equal(X, X_before)
+    np.testing.assert_array_equal(y, y_before)
+
+
+def test_an_empty_y_is_named_as_empty():
+    with pytest.raises(ValueError, match="y is empty"):
+        UniformNoise(0.2).fit_resample(np.zeros((0, 2)), np.zeros(0, dtype=int))

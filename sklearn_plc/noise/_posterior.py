@@ -2,6 +2,7 @@
 
 from numbers import Integral
 
+import numpy as np
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, check_cv, cross_val_predict
@@ -52,6 +53,16 @@ def estimate_posterior(X, y, *, estimator=None, cv=5, random_state=None):
     if estimator is None:
         estimator = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
     if isinstance(cv, Integral):
+        classes, counts = np.unique(np.asarray(y), return_counts=True)
+        if counts.min() < cv:
+            smallest = int(counts.argmin())
+            name = classes[smallest].tolist()
+            raise ValueError(
+                f"class {name!r} has {counts[smallest]} samples, fewer "
+                f"than the cv={cv} folds that estimate the clean posterior "
+                f"out of fold; pass a smaller cv (at least 2), or corrupt(y, proba) "
+                f"with a posterior of your own."
+            )
         seed = check_random_state(random_state).randint(2**31 - 1)
         cv = StratifiedKFold(n_splits=cv, shuffle=True, random_state=seed)
     cv = check_cv(cv, y, classifier=True)

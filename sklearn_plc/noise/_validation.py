@@ -4,7 +4,7 @@ from numbers import Real
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d
+from sklearn.utils.validation import _num_samples, column_or_1d
 
 
 def _check_noise_level(noise_level):
@@ -15,16 +15,39 @@ def _check_noise_level(noise_level):
     return float(noise_level)
 
 
+def _check_samples(X, y):
+    """Raise unless `X` has one row per label of `y` and `y` has two classes."""
+    n_rows, n_labels = _num_samples(X), _num_samples(y)
+    if n_rows != n_labels:
+        raise ValueError(
+            f"X has {n_rows} rows but y has {n_labels} labels; pass one label per "
+            f"row of X."
+        )
+    _encode(y)
+
+
+def _check_two_classes(classes):
+    if classes.shape[0] == 0:
+        raise ValueError("y is empty; pass at least one label per class, two classes.")
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"y holds a single class ({classes[:1].tolist()!r}); label noise moves "
+            f"labels between classes, so y needs at least two."
+        )
+
+
 def _encode(y, classes=None):
-    """Validate labels; return ``(classes, encoded)``."""
+    """Validate labels (at least two classes); return ``(classes, encoded)``."""
     y = column_or_1d(y)
     if classes is None:
         compact = _encode_compact_integers(y)
         if compact is not None:
+            _check_two_classes(compact[0])
             return compact
     check_classification_targets(y)
     if classes is None:
         classes, encoded = np.unique(y, return_inverse=True)
+        _check_two_classes(classes)
         return classes, encoded.astype(np.intp, copy=False)
     classes = np.asarray(classes)
     if np.unique(classes).shape[0] != classes.shape[0]:
