@@ -183,6 +183,14 @@ class RefitRun:
             )
         splits = None
         if self.confidence == "cv":
+            if training is not None and trusted is None:
+                check_cv_against_classes(
+                    plc.cv,
+                    n_classes,
+                    encoded[training],
+                    set_aside=f" once validation_fraction={plc.validation_fraction} "
+                    f"has set {encoded.shape[0] - training.shape[0]} aside",
+                )
             splits = make_splits(plc.cv, X, encoded, rng, self.groups, train=training)
         self.continuing = self.confidence == "in_sample" and sets_warm_start(estimator)
         correction = pass_params(plc)

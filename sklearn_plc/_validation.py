@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from numbers import Integral
 
 import numpy as np
+from sklearn.base import is_regressor
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
@@ -160,7 +161,21 @@ def check_finite_proba(proba, round_index):
 
 def check_estimator_for_confidence(estimator, confidence):
     """Raise when `estimator` cannot give the probabilities `confidence` asks for."""
+    if is_regressor(estimator) and not is_skorch_net(estimator):  # nets: their own
+        raise ValueError(
+            f"The estimator {estimator!r} is a regressor; PLC corrects class "
+            "labels from class probabilities, so it needs a classifier with "
+            "predict_proba (e.g. LogisticRegression, RandomForestClassifier)."
+        )
     if not hasattr(estimator, "predict_proba"):
+        if "probability" in estimator.get_params(deep=False):  # SVC, NuSVC
+            name = type(estimator).__name__
+            raise ValueError(
+                f"{name} gives no class probabilities as set; PLC compares them "
+                f"to decide which labels to correct. Use "
+                f"CalibratedClassifierCV({name}(), ensemble=False) (scikit-learn "
+                f">= 1.9), or {name}(probability=True) on older versions."
+            )
         raise ValueError(
             f"The estimator {estimator!r} has no predict_proba; PLC compares "
             "class probabilities to decide which labels to correct. Use a "
@@ -184,12 +199,13 @@ def check_estimator_for_confidence(estimator, confidence):
         )
 
 
-def check_cv_against_classes(cv, n_classes, encoded):
+def check_cv_against_classes(cv, n_classes, encoded, set_aside=""):
     """Raise when the folds cannot be made; below that, follow scikit-learn.
 
     A class with fewer samples than folds is what StratifiedKFold warns about
     and proceeds with (a training fold without that class gives it probability
-    0 there); only folds that cannot be made at all raise.
+    0 there); only folds that cannot be made at all raise. `set_aside` says
+    how the samples were reduced (the judge's set-aside), for the message.
     """
     n_splits = cv if isinstance(cv, Integral) else None
     if isinstance(cv, StratifiedKFold):
@@ -205,7 +221,7 @@ def check_cv_against_classes(cv, n_classes, encoded):
             "seeing it. Use confidence='in_sample', or more samples per class."
         )
     raise ValueError(
-        f"cv={n_splits} folds, but no class has {n_splits} samples (the "
+        f"cv={n_splits} folds, but no class has {n_splits} samples{set_aside} (the "
         f"largest has {largest}), so the folds cannot be stratified. Use cv <= "
         f"{largest}, or confidence='in_sample'."
     )

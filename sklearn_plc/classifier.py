@@ -387,7 +387,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     # itself consumes only trusted
     __metadata_request__fit = {"sample_weight": UNUSED}
 
-    _parameter_constraints: dict = {
+    _parameter_constraints = {
         **CORRECTION_CONSTRAINTS,
         "estimator": [HasMethods(["fit"]), None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],

@@ -253,6 +253,7 @@ class PLCCallback(Callback):
     >>> from sklearn_plc.skorch import PLCCallback
     >>> net = NeuralNetClassifier(  # doctest: +SKIP
     ...     MyModule, criterion=torch.nn.CrossEntropyLoss, max_epochs=30,
+    ...     iterator_train__shuffle=True,
     ...     callbacks=[("plc", PLCCallback(warm_up=10))])
     >>> net.fit(X, y_noisy)  # doctest: +SKIP
     >>> dict(net.callbacks_)["plc"].corrector_.labels  # doctest: +SKIP

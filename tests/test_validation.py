@@ -21,6 +21,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, GroupKFold, KFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.tree import DecisionTreeClassifier
 
 from sklearn_plc import PLCClassifier
 
@@ -239,11 +240,47 @@ def test_a_transition_matrix_for_classes_y_lacks_names_the_classes_found():
 
 
 def test_an_estimator_without_predict_proba_is_pointed_to_calibration(noisy_blobs):
+    from sklearn.linear_model import RidgeClassifier
+
+    with pytest.raises(ValueError, match="CalibratedClassifierCV"):
+        PLCClassifier(RidgeClassifier()).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+
+
+def test_an_svc_is_told_how_to_get_probabilities(noisy_blobs):
     from sklearn.svm import SVC
 
-    with pytest.raises(ValueError, match="CalibratedClassifierCV") as error:
+    with pytest.raises(ValueError) as error:
         PLCClassifier(SVC()).fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    assert "probability=True" not in str(error.value)
+    message = str(error.value)
+    assert "CalibratedClassifierCV(SVC(), ensemble=False)" in message
+    assert "SVC(probability=True)" in message
+
+
+def test_a_regressor_is_told_that_plc_needs_a_classifier(noisy_blobs):
+    from sklearn.linear_model import Ridge
+
+    with pytest.raises(ValueError, match="is a regressor") as error:
+        PLCClassifier(Ridge()).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert "CalibratedClassifierCV" not in str(error.value)
+
+
+def test_folds_too_small_after_the_set_aside_get_plcs_own_message():
+    X = np.arange(12.0).reshape(6, 2)  # 3 per class; 2 per class after the set-aside
+    with pytest.raises(ValueError, match=r"validation_fraction=0.2.*Use cv <= 2"):
+        PLCClassifier(DecisionTreeClassifier(), cv=3).fit(X, [0, 0, 0, 1, 1, 1])
+
+
+def test_help_lists_no_stray_annotations():
+    import pydoc
+
+    text = pydoc.render_doc(PLCClassifier, renderer=pydoc.plaintext)
+    assert "__annotations__" not in text
+
+
+def test_the_callback_example_shuffles_the_training_batches():
+    from sklearn_plc.skorch import PLCCallback
+
+    assert "iterator_train__shuffle=True" in PLCCallback.__doc__
 
 
 def test_plotting_an_unfitted_model_raises_not_fitted():
