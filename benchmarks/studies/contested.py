@@ -40,8 +40,8 @@ sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     dump_rows,
     load_rows,
-    noisy_cell,
     run_or_summarise,
+    with_standard,
 )
 
 SEEDS = (100, 101, 102)
@@ -119,15 +119,10 @@ def run_job(dataset, model, noise, seed, variants):
     from sklearn_plc.metrics import label_recovery_report
 
     warnings.simplefilter("ignore")
-    cell = noisy_cell(dataset, model, noise, seed)
-    if cell is None:
+    drawn = with_standard(dataset, model, noise, seed)
+    if drawn is None:
         return None
-    X_train, X_test, y_train, y_test, y_noisy, make = cell
-    row = dict(dataset=dataset, model=model, noise=noise, seed=seed)
-    start = time.perf_counter()
-    standard = make().fit(X_train, y_noisy)
-    row["standard_s"] = time.perf_counter() - start
-    row["std"] = float(np.mean(standard.predict(X_test) == y_test))
+    (X_train, X_test, y_train, y_test, y_noisy, make), row = drawn
     wrong = y_noisy != y_train
     for variant in variants:
         start = time.perf_counter()
