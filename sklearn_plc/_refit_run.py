@@ -60,6 +60,8 @@ from .correction import WORSE_STANDARD_ERRORS
 # ratio of 1/3. Closer to the boundary a flip is a coin toss.
 SURE_RATIO = 1 / 2
 BINARY_SURE_RATIO = 1 / 3
+# The outcomes of a run that returns the labels as given
+LABELS_KEPT = ("not_memorising", "undone")
 # "auto" min_correction_rate when each round costs a refit
 REFIT_MIN_CORRECTION_RATE = 0.05
 # A round refits only when more labels changed since the last fit than a quiet
@@ -230,9 +232,9 @@ class RefitRun:
             selection = judge.verdict(worse_bar if plc.revert_if_worse else None)
             if selection is not None and selection["undone"]:
                 corrector.restore_given_labels()
-                stopped = "labels_kept"
+                stopped = "undone"
         set_aside = None
-        if held_out and plc.contested == "set_aside" and stopped != "labels_kept":
+        if held_out and plc.contested == "set_aside" and stopped not in LABELS_KEPT:
             set_aside = keep_every_class(corrector.contested(), corrector.labels)
         return RunResult(
             corrector=corrector,
@@ -377,7 +379,7 @@ class RefitRun:
                     )
                     if not memorising:
                         corrector.run_round(correct=False, holdout_agreement=agreement)
-                        stopped = "labels_kept"
+                        stopped = "not_memorising"
                         break
                     if (
                         early_bar is not None

@@ -191,7 +191,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         predictions contradict that it fits in sample (``memorisation_``);
         unless that rate, less one standard error, reaches
         ``min_memorisation``, the labels are kept as given
-        (``termination_condition_ == "labels_kept"``). A model that averages
+        (``termination_condition_ == "not_memorising"``). A model that averages
         the noise out only entrenches its own errors by relabelling. 0 corrects
         whatever the model, as the paper does.
 
@@ -288,13 +288,14 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         None in a round without a pass).
         ``pandas.DataFrame(history_)`` gives a table.
 
-    termination_condition_ : {"converged", "max_iter", "labels_kept", \
-"max_epochs", "interrupted"}
+    termination_condition_ : {"converged", "max_iter", "not_memorising", \
+"undone", "max_epochs", "interrupted"}
         ``"converged"``: a pass at ``theta_end`` was quiet; ``"max_iter"``:
         ``max_iter`` rounds ran first (with a ``ConvergenceWarning``);
-        ``"labels_kept"``: the labels are returned as given, because the model
-        does not memorise them (``memorisation_``) or the corrections were
-        undone (``selection_["undone"]``); ``"max_epochs"``: a net ran its
+        ``"not_memorising"``: the labels are returned as given because the
+        model does not memorise them (``memorisation_``); ``"undone"``: the
+        corrections trained worse models on held-out samples and were undone
+        (``selection_["undone"]``); ``"max_epochs"``: a net ran its
         ``max_epochs``; ``"interrupted"``: a net stopped early (skorch's
         ``EarlyStopping``), its last epoch corrected.
 

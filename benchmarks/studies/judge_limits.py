@@ -95,7 +95,7 @@ def pooled(dataset, model, noise, seed, draws):
         corrector = plc._corrector_debug  # from judge_limits.patch
         if draw == 0:
             out["acc0"] = float(np.mean(plc.predict(X_test) == y_test))
-            out["kept0"] = plc.termination_condition_ == "labels_kept"
+            out["kept0"] = plc.termination_condition_ in ("not_memorising", "undone")
             out["pur0"] = float(np.mean(plc.labels_ == y_train))
         if corrector._last is None or corrector._last is corrector._reference:
             out["draws"].append(None)

@@ -83,7 +83,7 @@ def run(dataset, model, noise, seed):
         out[name] = dict(
             acc=float(np.mean(plc.predict(X_test) == y_test)),
             undone=bool(selection.get("undone", False)),
-            kept=plc.termination_condition_ == "labels_kept",
+            kept=plc.termination_condition_ in ("not_memorising", "undone"),
             pur=float(np.mean(plc.labels_ == y_train)),
         )
     return out
@@ -122,7 +122,7 @@ def run_feature(dataset, model, noise, seed):
             out[f"{name}{key}"] = dict(
                 acc=float(np.mean(plc.predict(X_test) == y_test)),
                 undone=bool(selection.get("undone", False)),
-                kept=plc.termination_condition_ == "labels_kept",
+                kept=plc.termination_condition_ in ("not_memorising", "undone"),
                 pur=float(np.mean(plc.labels_ == y_train)),
             )
     return out

@@ -52,7 +52,7 @@ def run(dataset, model, noise, seed, variants):
             if sel and sel["standard_error"] > 0
             else None,
             undone=bool(sel.get("undone", False)),
-            kept=p.termination_condition_ == "labels_kept",
+            kept=p.termination_condition_ in ("not_memorising", "undone"),
             pur=float(np.mean(p.labels_ == ytr)),
         )
     return out
