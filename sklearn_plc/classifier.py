@@ -216,7 +216,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``trusted`` samples, which judge instead, nor with folds given as
         index pairs.
 
-    contested : {"set_aside", "keep"}, default="set_aside"
+    contested : {"keep", "set_aside"}, default="keep"
         What to do with a label the model disputes without being sure.
         ``"set_aside"``: relabel only where the new class is at least twice as
         likely as the label (in two classes, where the label has at most a
@@ -225,9 +225,12 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         the final fit (``set_aside_``; ``labels_`` keeps their label). A wrong
         flip adds a wrong label that later models agree with, while a sample
         set aside costs one sample. ``"keep"``: relabel up to ``theta_end``
-        and train on every sample, the paper's rule; it can do better on very
-        small data, where every sample counts. Only with ``"cv"`` or ``"oob"``
-        and only when the run corrects; nets always keep.
+        and train on every sample, the paper's rule and the default: setting
+        aside helped on larger data with few classes, but cost on very small
+        data and, without a cap on how many are set aside, badly with many
+        classes. Try ``"set_aside"`` on thousands of samples and few classes,
+        above all two. Only with ``"cv"`` or ``"oob"`` and only when the run
+        corrects; nets always keep.
 
     final_fit : bool, default=True
         Fit ``estimator_`` on the corrected labels after the loop (a net's run
@@ -426,7 +429,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         min_memorisation=0.1,
         revert_if_worse=True,
         validation_fraction=0.2,
-        contested="set_aside",
+        contested="keep",
         final_fit=True,
         n_jobs=None,
         random_state=None,
