@@ -348,12 +348,15 @@ def _make_method(method, dataset, seed, plc_params=None):
         return PLCClassifier(
             dataset.base_model(), random_state=seed, **(plc_params or {})
         )
+    return clean_learning(dataset.base_model(), seed)
+
+
+def clean_learning(model, seed):
+    """cleanlab's ``CleanLearning`` around `model`, with its defaults."""
     from cleanlab.classification import CleanLearning
 
     # n_jobs=1: cleanlab's own process pool cannot start inside joblib workers.
-    return CleanLearning(
-        dataset.base_model(), seed=seed, find_label_issues_kwargs={"n_jobs": 1}
-    )
+    return CleanLearning(model, seed=seed, find_label_issues_kwargs={"n_jobs": 1})
 
 
 def _fit_and_score(model, dataset, seed, threads, X_train, labels, X_test, y_test):

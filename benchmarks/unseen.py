@@ -152,12 +152,9 @@ def run_cell(dataset, model, noise, seed, plc_params, cleanlab=True):
     row["undone"] = bool(selection is not None and selection.get("undone"))
     row["n_set_aside"] = int(plc.set_aside_.sum())
     if cleanlab:
-        from cleanlab.classification import CleanLearning
+        from benchmarks.tables import clean_learning
 
-        # n_jobs=1: cleanlab's own process pool cannot start inside joblib workers
-        cleaner = CleanLearning(
-            _model(model), seed=seed, find_label_issues_kwargs={"n_jobs": 1}
-        )
+        cleaner = clean_learning(_model(model), seed)
         start = time.perf_counter()
         cleaner.fit(X_train, y_noisy)
         row["cleanlab_s"] = time.perf_counter() - start

@@ -129,7 +129,6 @@ align_class_distribution`) to the class frequencies of the labels as given.
         self.min_correction_rate = min_correction_rate
         self.warm_up = warm_up
         self.corrected_iter = np.full(self.labels.shape[0], -1, dtype=np.intp)
-        self.n_changes = np.zeros(self.labels.shape[0], dtype=np.intp)
         self.history = []
         self._changes = []
         self.converged = False
@@ -186,6 +185,15 @@ align_class_distribution`) to the class frequencies of the labels as given.
         }
 
     @property
+    def n_changes(self):
+        """How many times each sample's label was changed so far."""
+        samples = [changed for _, changed, _, _ in self._changes]
+        return np.bincount(
+            np.concatenate(samples) if samples else np.zeros(0, dtype=np.intp),
+            minlength=self.labels.shape[0],
+        )
+
+    @property
     def recorded(self):
         """The probabilities in the current window, oldest first."""
         return tuple(self._window)
@@ -217,7 +225,6 @@ align_class_distribution`) to the class frequencies of the labels as given.
         self.labels = self.initial_labels.copy()
         self._changes = []
         self.corrected_iter = np.full(self.labels.shape[0], -1, dtype=np.intp)
-        self.n_changes[:] = 0
 
     def averaged_proba(self):
         """Mean of the probabilities recorded in the last ``window`` rounds."""
@@ -341,7 +348,6 @@ align_class_distribution`) to the class frequencies of the labels as given.
             )
             self.labels = new_labels
             self.corrected_iter[changed] = round_index
-            self.n_changes[changed] += 1
             n_corrected = samples.shape[0]
             n_contested = int(np.count_nonzero(self.contested(proba)))
             self.converged = threshold >= self.theta_end and is_quiet_pass(

@@ -387,7 +387,7 @@ class RefitRun:
                         and judge.shows_harm(early_bar)
                     ):
                         corrector.run_round(correct=False, holdout_agreement=agreement)
-                        stopped = "harm_seen"
+                        stopped = "undone"  # the verdict below undoes
                         break
                 corrector.run_round(refit=refit, holdout_agreement=agreement)
                 last = corrector.history[-1]

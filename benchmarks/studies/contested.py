@@ -127,11 +127,9 @@ def run_job(dataset, model, noise, seed, variants):
     for variant in variants:
         start = time.perf_counter()
         if variant == "cleanlab":
-            from cleanlab.classification import CleanLearning
+            from benchmarks.tables import clean_learning
 
-            fitted = CleanLearning(
-                make(), seed=seed, find_label_issues_kwargs={"n_jobs": 1}
-            ).fit(X_train, y_noisy)
+            fitted = clean_learning(make(), seed).fit(X_train, y_noisy)
             flagged = np.asarray(fitted.label_issues_df["is_label_issue"])
             entry = {
                 "n_flagged": int(flagged.sum()),

@@ -20,7 +20,7 @@ from ._iid import (
 )
 from ._pmd import PMD_TYPES, SCALINGS, _check_amount, _pmd_flip_encoded
 from ._posterior import estimate_posterior
-from ._validation import _check_posterior, _check_samples, _encode
+from ._validation import _check_lengths, _check_posterior, _encode
 
 
 class _LabelNoise(BaseEstimator):
@@ -43,7 +43,7 @@ class _LabelNoise(BaseEstimator):
         y_noisy : ndarray of shape (n_samples,)
             The corrupted labels.
         """
-        _check_samples(X, y)
+        _check_lengths(X, y)
         return X, self.corrupt(y)
 
     def _record(self, classes, clean, noisy):
@@ -366,7 +366,8 @@ class PMDNoise(_LabelNoise):
         y_noisy : ndarray of shape (n_samples,)
         """
         _check_amount(self.noise_level, self.factor, self.scaling)
-        _check_samples(X, y)
+        _check_lengths(X, y)
+        _encode(y)  # the user's labels are checked before the posterior's folds
         rng = check_random_state(self.random_state)
         proba = estimate_posterior(
             X, y, estimator=self.estimator, cv=self.cv, random_state=rng
@@ -460,7 +461,6 @@ class HybridNoise(_LabelNoise):
             The input `X`.
         y_noisy : ndarray of shape (n_samples,)
         """
-        _check_samples(X, y)
         self.pmd_ = clone(self.pmd)
         self.iid_ = clone(self.iid)
         _, y_pmd = self.pmd_.fit_resample(X, y)

@@ -15,15 +15,14 @@ def _check_noise_level(noise_level):
     return float(noise_level)
 
 
-def _check_samples(X, y):
-    """Raise unless `X` has one row per label of `y` and `y` has two classes."""
+def _check_lengths(X, y):
+    """Raise unless `X` has one row per label of `y`."""
     n_rows, n_labels = _num_samples(X), _num_samples(y)
     if n_rows != n_labels:
         raise ValueError(
             f"X has {n_rows} rows but y has {n_labels} labels; pass one label per "
             f"row of X."
         )
-    _encode(y)
 
 
 def _check_two_classes(classes):
