@@ -217,20 +217,15 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         index pairs.
 
     contested : {"keep", "set_aside"}, default="keep"
-        What to do with a label the model disputes without being sure.
         ``"set_aside"``: relabel only where the new class is at least twice as
-        likely as the label (in two classes, where the label has at most a
-        quarter of the probability: a margin of one half), and leave the other
-        disputed samples, and those whose label went back and forth, out of
-        the final fit (``set_aside_``; ``labels_`` keeps their label). A wrong
-        flip adds a wrong label that later models agree with, while a sample
-        set aside costs one sample. ``"keep"``: relabel up to ``theta_end``
-        and train on every sample, the paper's rule and the default: setting
-        aside helped on larger data with few classes, but cost on very small
-        data and, without a cap on how many are set aside, badly with many
-        classes. Try ``"set_aside"`` on thousands of samples and few classes,
-        above all two. Only with ``"cv"`` or ``"oob"`` and only when the run
-        corrects; nets always keep.
+        likely as the label (in two classes, at a margin of one half), and
+        leave the other disputed samples, and labels that went back and forth,
+        out of the final fit (``set_aside_``; ``labels_`` keeps them), since a
+        wrong flip adds a label later models agree with. ``"keep"``, the
+        paper's rule, relabels up to ``theta_end`` and trains on every sample;
+        it is the default because setting aside, uncapped, cost on very small
+        data and with many classes. Try ``"set_aside"`` on thousands of
+        samples and few classes. ``"cv"`` and ``"oob"`` only; nets keep.
 
     final_fit : bool, default=True
         Fit ``estimator_`` on the corrected labels after the loop (a net's run
