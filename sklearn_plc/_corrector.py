@@ -78,7 +78,8 @@ align_class_distribution`) to the class frequencies of the labels as given.
         One record per round (see ``PLCClassifier.history_``).
     corrections : dict of ndarray
         Every label change, in order: ``"round"``, ``"sample"`` (index into
-        ``labels``), ``"from"`` and ``"to"`` (class indices).
+        ``labels``), ``"from"`` and ``"to"`` (class indices); an undo's
+        changes come last (see `restore_given_labels`).
     converged : bool
         Whether a pass at ``theta_end`` changed at most ``min_correction_rate``
         of the labels.
@@ -162,8 +163,8 @@ align_class_distribution`) to the class frequencies of the labels as given.
 
     @property
     def n_rounds(self):
-        """How many rounds have been run."""
-        return len(self.history)
+        """How many rounds have been run (an undo record is not a round)."""
+        return sum(not record["undo"] for record in self.history)
 
     @property
     def corrections(self):
@@ -218,13 +219,40 @@ align_class_distribution`) to the class frequencies of the labels as given.
         self._window.append(proba)
 
     def restore_given_labels(self):
-        """Undo every correction: the labels as given, no change recorded.
+        """Undo every correction: set each changed label back to the given one.
 
-        The history keeps the rounds that were run.
+        The undo is logged like a pass: its changes join `corrections` (so the
+        log still replays to `labels`), and `history` gets a last record with
+        ``"undo": True`` (``n_corrected`` labels set back, ``n_changed`` 0). It
+        is not a round (`n_rounds` does not count it). No label is then
+        corrected, so `corrected_iter` is -1 everywhere.
         """
+        changed = np.flatnonzero(self.labels != self.initial_labels)
+        undo_round = self.n_rounds
+        if changed.size:
+            self._changes.append(
+                (
+                    undo_round,
+                    changed,
+                    self.labels[changed],
+                    self.initial_labels[changed],
+                )
+            )
         self.labels = self.initial_labels.copy()
-        self._changes = []
         self.corrected_iter = np.full(self.labels.shape[0], -1, dtype=np.intp)
+        self.history.append(
+            {
+                "round": undo_round,
+                "threshold": self.threshold,
+                "n_corrected": int(changed.size),
+                "n_changed": 0,
+                "n_contested": None,
+                "refit": False,
+                "holdout_agreement": None,
+                "warm_up": False,
+                "undo": True,
+            }
+        )
 
     def averaged_proba(self):
         """Mean of the probabilities recorded in the last ``window`` rounds."""
@@ -322,7 +350,8 @@ align_class_distribution`) to the class frequencies of the labels as given.
         round_index = self.n_rounds
         threshold = self.threshold
         n_samples = self.labels.shape[0]
-        if self.warming_up or not correct:
+        warming_up = self.warming_up
+        if warming_up or not correct:
             changed = np.zeros(n_samples, dtype=bool)
             n_corrected = 0
             n_contested = None
@@ -371,6 +400,8 @@ align_class_distribution`) to the class frequencies of the labels as given.
                 "n_contested": n_contested,
                 "refit": bool(refit),
                 "holdout_agreement": holdout_agreement,
+                "warm_up": warming_up,
+                "undo": False,
             }
         )
         return changed

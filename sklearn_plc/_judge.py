@@ -235,11 +235,12 @@ class HeldOutJudge:
         Returns
         -------
         selection : dict or None
-            ``"round"`` (the round whose labels are returned: 0 when undone),
-            ``"holdout_agreement"``, ``"given_labels_agreement"``, ``"gain"``
-            and ``"standard_error"`` (of the last judged labels over the labels
-            as given), ``"n_judged"`` and ``"undone"``. None when nothing was
-            judged after the first round.
+            One comparison, whichever labels are returned: ``"round"`` and
+            ``"holdout_agreement"`` of the last judged (corrected) labels,
+            ``"given_labels_agreement"``, their paired ``"gain"`` over the
+            labels as given with its ``"standard_error"``, ``"n_judged"``, and
+            ``"undone"`` (the given labels are returned). None when nothing
+            was judged after the first round.
         """
         last, reference = self._last, self._reference
         if last is reference:
@@ -248,10 +249,9 @@ class HeldOutJudge:
         undone = standard_errors is not None and (
             gain < -standard_errors * standard_error
         )
-        kept = reference if undone else last
         return {
-            "round": kept["round"],
-            "holdout_agreement": float(kept["agrees"].mean()),
+            "round": last["round"],
+            "holdout_agreement": float(last["agrees"].mean()),
             "given_labels_agreement": float(reference["agrees"].mean()),
             "gain": gain,
             "standard_error": standard_error,

@@ -58,7 +58,7 @@ class NetRun:
             ) from error
         return X, fit_params
 
-    def run(self, X, encoded, n_classes, fit_params, trusted):
+    def run(self, X, encoded, classes, fit_params, trusted):
         """Train the net once with PLC's callback; return a :class:`RunResult`."""
         import torch
 

@@ -48,6 +48,40 @@ def class_columns(proba, columns, n_classes):
     return full
 
 
+def model_columns(model, classes):
+    """The index into `classes` of each class a fitted model knows.
+
+    The model was trained on labels from `classes` (the caller's own labels),
+    so its ``classes_`` are a sorted subset of them.
+    """
+    known = np.asarray(model.classes_)
+    columns = np.searchsorted(classes, known)
+    inside = columns < classes.shape[0]
+    if not (inside.all() and np.array_equal(classes[columns], known)):
+        raise ValueError(
+            f"The fitted estimator reports classes_ {known.tolist()!r}, which are "
+            f"not among the training labels {classes.tolist()!r}; its classes_ "
+            f"must be the labels it was fitted on."
+        )
+    return columns
+
+
+def proba_per_class(model, X, classes):
+    """A fitted model's probabilities on `X`, one column per class of `classes`."""
+    return class_columns(
+        model.predict_proba(X), model_columns(model, classes), classes.shape[0]
+    )
+
+
+def fit_on_indices(model, X, labels, classes, fit_params):
+    """Fit `model` on the labels `classes[labels]`, the caller's own label space.
+
+    The model then sees the labels the user knows, so per-class parameters
+    (``class_weight``) given in those labels reach the right classes.
+    """
+    return model.fit(X, classes.take(labels), **fit_params)
+
+
 def per_sample_params(params, indices, n_samples):
     """Index the fit parameters that hold one value per sample (sample_weight)."""
     return {
@@ -60,32 +94,27 @@ def per_sample_params(params, indices, n_samples):
     }
 
 
-def _fold_proba(estimator, X, labels, train, test, n_classes, fit_params):
+def _fold_proba(estimator, X, labels, train, test, classes, fit_params):
     train_labels = labels[train]
     present = np.unique(train_labels)
     if present.shape[0] == 1:
-        proba = np.zeros((test.shape[0], n_classes))
+        proba = np.zeros((test.shape[0], classes.shape[0]))
         proba[:, present[0]] = 1.0
         return proba
-    model = clone(estimator)
-    model.fit(
+    model = fit_on_indices(
+        clone(estimator),
         _safe_indexing(X, train),
         train_labels,
-        **per_sample_params(fit_params, train, labels.shape[0]),
+        classes,
+        per_sample_params(fit_params, train, labels.shape[0]),
     )
-    proba = model.predict_proba(_safe_indexing(X, test))
-    return class_columns(proba, model.classes_, n_classes)
+    return proba_per_class(model, _safe_indexing(X, test), classes)
 
 
-def in_sample_proba(model, X, n_classes):
-    """A fitted model's probabilities on `X`, one column per class."""
-    return class_columns(model.predict_proba(X), model.classes_, n_classes)
-
-
-def fit_predict_all(estimator, X, labels, n_classes, fit_params):
+def fit_predict_all(estimator, X, labels, classes, fit_params):
     """Fit a clone of `estimator` on every sample; return it and its in-sample proba."""
-    model = clone(estimator).fit(X, labels, **fit_params)
-    return model, in_sample_proba(model, X, n_classes)
+    model = fit_on_indices(clone(estimator), X, labels, classes, fit_params)
+    return model, proba_per_class(model, X, classes)
 
 
 def out_of_fold_proba(
@@ -93,7 +122,7 @@ def out_of_fold_proba(
     X,
     labels,
     splits,
-    n_classes,
+    classes,
     *,
     fit_params,
     n_jobs,
@@ -105,15 +134,15 @@ def out_of_fold_proba(
     Parameters
     ----------
     estimator : estimator object
-        Cloned for each fold; fitted on integer labels.
+        Cloned for each fold; fitted on the labels ``classes[labels]``.
     X : array-like, sparse matrix or DataFrame of shape (n_samples, ...)
         Samples; row-indexed with ``sklearn.utils._safe_indexing``.
     labels : ndarray of int of shape (n_samples,)
         Labels as class indices.
     splits : list of (train, test) index arrays
         Folds whose test parts partition the samples (all but `validation`).
-    n_classes : int
-        Number of classes (columns of the result).
+    classes : ndarray of shape (n_classes,)
+        The caller's labels, sorted; one column of the result per class.
     fit_params : dict
         Passed to each fold's ``fit``; per-sample values are indexed.
     n_jobs : int or None
@@ -140,20 +169,20 @@ def out_of_fold_proba(
             labels,
             train,
             test if validation is None else np.concatenate([test, validation]),
-            n_classes,
+            classes,
             fit_params,
         )
         for train, test in splits
     ]
     if fit_on_all:
         jobs.insert(
-            0, delayed(fit_predict_all)(estimator, X, labels, n_classes, fit_params)
+            0, delayed(fit_predict_all)(estimator, X, labels, classes, fit_params)
         )
     results = Parallel(n_jobs=n_jobs)(jobs)
     on_all = results.pop(0) if fit_on_all else None
     fold_probas = results
     dtype = np.result_type(*fold_probas)
-    proba = np.empty((labels.shape[0], n_classes), dtype=dtype)
+    proba = np.empty((labels.shape[0], classes.shape[0]), dtype=dtype)
     covered = np.zeros(labels.shape[0], dtype=bool)
     if validation is not None:
         proba[validation] = 0
@@ -184,7 +213,7 @@ def supports_out_of_bag(estimator):
 
 
 def out_of_bag_proba(
-    estimator, X, labels, n_classes, *, fit_params, in_sample, validation=None
+    estimator, X, labels, classes, *, fit_params, in_sample, validation=None
 ):
     """Probabilities of every sample from the members that did not train on it.
 
@@ -199,7 +228,7 @@ def out_of_bag_proba(
     ----------
     estimator : estimator object
         Cloned and fitted with ``oob_score=True``; see `supports_out_of_bag`.
-    X, labels, n_classes, fit_params
+    X, labels, classes, fit_params
         As in :func:`out_of_fold_proba`; `fit_params` are passed whole.
     in_sample : bool
         Also predict the training samples with the fitted ensemble.
@@ -216,27 +245,31 @@ def out_of_bag_proba(
     """
     model = clone(estimator).set_params(oob_score=True)
     if validation is None:
-        model.fit(X, labels, **fit_params)
+        fit_on_indices(model, X, labels, classes, fit_params)
     else:
         train = np.setdiff1d(np.arange(labels.shape[0]), validation)
-        model.fit(
+        fit_on_indices(
+            model,
             _safe_indexing(X, train),
             labels[train],
-            **per_sample_params(fit_params, train, labels.shape[0]),
+            classes,
+            per_sample_params(fit_params, train, labels.shape[0]),
         )
     out_of_bag = np.asarray(model.oob_decision_function_, dtype=np.float64)
     unseen = ~(out_of_bag.sum(axis=1) > 0)  # no member left it out (0 or NaN)
     if unseen.any():
         out_of_bag = out_of_bag.copy()
         out_of_bag[unseen] = 1.0 / out_of_bag.shape[1]
-    out_of_bag = class_columns(out_of_bag, model.classes_, n_classes)
+    out_of_bag = class_columns(
+        out_of_bag, model_columns(model, classes), classes.shape[0]
+    )
     if validation is None:
         proba = out_of_bag
     else:
-        proba = np.empty((labels.shape[0], n_classes), dtype=out_of_bag.dtype)
+        proba = np.empty((labels.shape[0], classes.shape[0]), dtype=out_of_bag.dtype)
         proba[train] = out_of_bag
-        proba[validation] = in_sample_proba(
-            model, _safe_indexing(X, validation), n_classes
+        proba[validation] = proba_per_class(
+            model, _safe_indexing(X, validation), classes
         )
-    predicted = in_sample_proba(model, X, n_classes) if in_sample else None
+    predicted = proba_per_class(model, X, classes) if in_sample else None
     return proba, (model, predicted)

@@ -30,13 +30,15 @@ from ._judge import (
     memorises,
 )
 from ._out_of_fold import (
-    in_sample_proba,
+    fit_on_indices,
     out_of_bag_proba,
     out_of_fold_proba,
     per_sample_params,
+    proba_per_class,
 )
 from ._parallel import data_sent_once
 from ._params import check_threshold_range, pass_params
+from ._report import round_line
 from ._run import RunResult
 from ._validation import (
     HELD_OUT_CONFIDENCES,
@@ -163,10 +165,15 @@ class RefitRun:
         check_groups(self.groups, self.confidence, plc.confidence)
         return X, fit_params
 
-    def run(self, X, encoded, n_classes, fit_params, trusted):
-        """Correct the labels round by round; return a :class:`RunResult`."""
+    def run(self, X, encoded, classes, fit_params, trusted):
+        """Correct the labels round by round; return a :class:`RunResult`.
+
+        Every model is fitted on the caller's own labels (``classes[labels]``),
+        so per-class parameters such as ``class_weight`` apply as given.
+        """
         plc = self.plc
-        self.n_classes = n_classes
+        self.classes = classes
+        n_classes = classes.shape[0]
         rng = check_random_state(plc.random_state)
         estimator = self.estimator
         if plc.random_state is not None:
@@ -233,6 +240,8 @@ class RefitRun:
             if selection is not None and selection["undone"]:
                 corrector.restore_given_labels()
                 stopped = "undone"
+                if plc.verbose >= 2:
+                    tqdm.write(round_line(corrector.history[-1], encoded.shape[0]))
         set_aside = None
         if held_out and plc.contested == "set_aside" and stopped not in LABELS_KEPT:
             set_aside = keep_every_class(corrector.contested(), corrector.labels)
@@ -265,18 +274,20 @@ class RefitRun:
             final = model if self.continuing else clone(estimator)
             if set_aside is not None and set_aside.any():
                 kept = np.flatnonzero(~set_aside)
-                return final.fit(
+                return fit_on_indices(
+                    final,
                     _safe_indexing(X, kept),
                     labels[kept],
-                    **per_sample_params(fit_params, kept, labels.shape[0]),
+                    self.classes,
+                    per_sample_params(fit_params, kept, labels.shape[0]),
                 )
-            return final.fit(X, labels, **fit_params)
+            return fit_on_indices(final, X, labels, self.classes, fit_params)
         if model_is_current or self.confidence != "cv":
             return model
         return None
 
     def _round_proba(
-        self, model, X, labels, n_classes, splits, fit_params, fit_on_all, validation
+        self, model, X, labels, splits, fit_params, fit_on_all, validation
     ):
         """Fit for one round; return probabilities with one column per class.
 
@@ -299,7 +310,7 @@ class RefitRun:
                 model,
                 X,
                 labels,
-                n_classes,
+                self.classes,
                 fit_params=fit_params,
                 in_sample=fit_on_all,
                 validation=validation,
@@ -310,14 +321,14 @@ class RefitRun:
                 X,
                 labels,
                 splits,
-                n_classes,
+                self.classes,
                 fit_params=fit_params,
                 n_jobs=self.plc.n_jobs,
                 fit_on_all=fit_on_all,
                 validation=validation,
             )
-        model.fit(X, labels, **fit_params)
-        return in_sample_proba(model, X, n_classes), None
+        fit_on_indices(model, X, labels, self.classes, fit_params)
+        return proba_per_class(model, X, self.classes), None
 
     def _loop(self, corrector, judge, estimator, X, splits, fit_params, validation):
         """The rounds: one model (or set of fold models) per round.
@@ -361,8 +372,8 @@ class RefitRun:
             else corrector.min_correction_rate * n_samples
         )
         early_bar = DECIDE_EARLY if plc.revert_if_worse else None
-        with tqdm(
-            total=plc.max_iter, desc="PLC", unit="round", disable=not plc.verbose
+        with tqdm(  # no total: the rounds are counted as they run
+            desc="PLC", unit="round", disable=not plc.verbose
         ) as progress:
             for round_index in range(plc.max_iter):
                 refit = (
@@ -373,35 +384,38 @@ class RefitRun:
                 )
                 agreement = None
                 if refit:
+                    progress.set_postfix_str(f"round {round_index}: fitting")
                     fitted_labels = corrector.labels.copy()
                     agreement, memorising = fit_round(
                         corrector, round_index, fitted_labels
                     )
                     if not memorising:
-                        corrector.run_round(correct=False, holdout_agreement=agreement)
                         stopped = "not_memorising"
-                        break
-                    if (
+                    elif (
                         early_bar is not None
                         and judge is not None
                         and judge.shows_harm(early_bar)
                     ):
-                        corrector.run_round(correct=False, holdout_agreement=agreement)
                         stopped = "undone"  # the verdict below undoes
-                        break
-                corrector.run_round(refit=refit, holdout_agreement=agreement)
+                correct = stopped not in LABELS_KEPT
+                corrector.run_round(
+                    correct=correct, refit=refit, holdout_agreement=agreement
+                )
                 last = corrector.history[-1]
+                if plc.verbose >= 2:
+                    progress.write(round_line(last, n_samples))
                 progress.set_postfix(
                     theta=f"{last['threshold']:.3g}",
                     corrected=last["n_corrected"],
                     changed=last["n_changed"],
                 )
                 progress.update()
+                if not correct:
+                    break
                 if corrector.converged:
                     stopped = "converged"
                     break
-            progress.total = corrector.n_rounds  # a run that ended early
-            progress.refresh()
+            progress.set_postfix_str(stopped)
         return stopped
 
     def _fit_round(
@@ -441,7 +455,6 @@ class RefitRun:
             self.model if in_sample else estimator,
             X,
             labels,
-            self.n_classes,
             splits,
             fit_params,
             measure,

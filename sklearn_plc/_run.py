@@ -3,7 +3,7 @@
 A run path is an object built from the estimator's parameters with two
 methods: ``check_input(X, encoded, classes, sample_weight, fit_params)``, which
 validates what that path needs and returns ``(X, fit_params)`` as it will use
-them, and ``run(X, encoded, n_classes, fit_params, trusted)``, which corrects
+them, and ``run(X, encoded, classes, fit_params, trusted)``, which corrects
 the labels and returns a :class:`RunResult`. ``fit`` picks the path from the
 confidence and turns the result into fitted attributes. The paths:
 

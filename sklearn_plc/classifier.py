@@ -33,9 +33,10 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._net_run import NetRun
-from ._out_of_fold import class_columns
+from ._out_of_fold import class_columns, model_columns
 from ._params import CORRECTION_CONSTRAINTS
 from ._refit_run import RefitRun
+from ._report import outcome_line
 from ._validation import (
     HELD_OUT_CONFIDENCES,
     NET_CONFIDENCES,
@@ -85,12 +86,15 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     ----------
     estimator : estimator object, default=None
         A classifier with ``fit`` and ``predict_proba``; cloned, never
-        modified. It is trained on integer-encoded labels (indices into
-        ``classes_``). ``None`` means ``LogisticRegression(max_iter=1000)``. A
+        modified. It is trained on labels from y's own label space, so
+        per-class parameters such as a ``class_weight`` dict are given in your
+        labels. ``None`` means ``LogisticRegression(max_iter=1000)``. A
         skorch ``NeuralNetClassifier`` (or ``NeuralNetBinaryClassifier``) is
-        trained once, with a correction pass after every epoch; its module
-        must return logits with ``criterion=torch.nn.CrossEntropyLoss``, and it
-        should have ``iterator_train__shuffle=True``.
+        trained once, with a correction pass after every epoch, on class
+        indices (positions in ``classes_``; a per-class ``criterion__weight``
+        follows that order); its module must return logits with
+        ``criterion=torch.nn.CrossEntropyLoss``, and it should have
+        ``iterator_train__shuffle=True``.
 
     theta : float in (0, 1), default=0.3
         Initial threshold ``δ0`` (the paper's ``exp(θ0)``): a label is
@@ -245,8 +249,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``labels_`` reproducible. None leaves the estimator's own seeds.
 
     verbose : int, default=0
-        If > 0, show a progress bar over rounds with the threshold and the
-        number of corrections.
+        1: a progress bar over the rounds as they run (threshold, corrections),
+        then one line that says what happened and why (corrected, converged,
+        labels kept because the model does not memorise them, corrections
+        undone). 2: also one line per round (threshold, corrections, refit,
+        held-out agreement).
 
     Attributes
     ----------
@@ -260,14 +267,15 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         The corrected training labels, in the caller's label space and dtype.
 
     corrected_iter_ : ndarray of int of shape (n_samples,)
-        Round (index into ``history_``) of each sample's last change, -1 if its
-        label was never changed.
+        Round (index into ``history_``) of each sample's last change, -1 where
+        ``labels_`` keeps the label as given.
 
     corrections_ : dict of ndarray
         Every label change in order, as parallel arrays: ``"round"`` (index
         into ``history_``), ``"sample"`` (row of X), ``"from"`` and ``"to"``
-        (in the caller's label space); ``pandas.DataFrame(corrections_)``
-        gives a table.
+        (in the caller's label space), an undo's changes last, so replaying
+        them on y gives ``labels_``; ``pandas.DataFrame(corrections_)`` gives
+        a table.
 
     n_iter_ : int
         Number of rounds run (epochs, for a net with per-epoch correction).
@@ -283,7 +291,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``"holdout_agreement"`` (``"cv"`` or ``"oob"``: the held-out agreement
         with the given labels of that refit's models; else None) and
         ``"n_contested"`` (labels contested after the pass, see ``contested``;
-        None in a round without a pass).
+        None in a round without a pass), ``"warm_up"`` (a net's warm-up
+        epoch: no pass) and ``"undo"``. When the corrections are undone, a last
+        record with ``"undo": True`` sets them back (``"n_corrected"`` labels,
+        ``"n_changed"`` 0), so the last record always describes ``labels_``;
+        it is not a round (``n_iter_`` does not count it).
         ``pandas.DataFrame(history_)`` gives a table.
 
     termination_condition_ : {"converged", "max_iter", "not_memorising", \
@@ -319,13 +331,14 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``contested``); all False when none were.
 
     selection_ : dict or None
-        The held-out evidence for the returned labels (``"cv"`` or ``"oob"``,
-        when corrected labels were judged): ``"round"`` (0 for the labels as
-        given), ``"holdout_agreement"``, ``"given_labels_agreement"``, the
-        paired ``"gain"`` over the labels as given with its
-        ``"standard_error"``, ``"n_judged"`` and ``"undone"`` (whether
-        ``revert_if_worse`` undid the corrections; the gain is then that of
-        the labels undone). None when nothing was judged after round 0.
+        The held-out comparison of the corrected labels with the labels as
+        given (``"cv"`` or ``"oob"``, when corrected labels were judged):
+        ``"round"`` and ``"holdout_agreement"`` of the last judged corrected
+        labels, ``"given_labels_agreement"``, the paired ``"gain"`` of the
+        first over the second with its ``"standard_error"``, ``"n_judged"``,
+        and ``"undone"`` (whether ``revert_if_worse`` undid the corrections
+        for this evidence, returning the labels as given). None when nothing
+        was judged after round 0.
 
     recorded_bytes_ : int
         Nets only: the largest memory held by the recorded outputs
@@ -542,7 +555,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         run_path = NetRun if self.confidence_ in NET_CONFIDENCES else RefitRun
         run = run_path(self, estimator, self.confidence_)
         X, fit_params = run.check_input(X, encoded, classes, sample_weight, fit_params)
-        result = run.run(X, encoded, classes.shape[0], fit_params, trusted)
+        result = run.run(X, encoded, classes, fit_params, trusted)
+        # a net trains on class indices; a scikit-learn model on the labels as given
+        self._estimator_on_indices = run_path is NetRun
 
         for name, value in result.fitted_attributes(classes, encoded).items():
             setattr(self, name, value)
@@ -550,6 +565,12 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             del self.estimator_
         if result.estimator is not None:
             self.estimator_ = result.estimator
+        if self.verbose:
+            print(
+                outcome_line(
+                    self, int(np.count_nonzero(self.labels_ != classes[encoded]))
+                )
+            )
         return self
 
     def _check_model(self):
@@ -596,8 +617,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             Predicted classes, in the label space of ``classes_``.
         """
         X = self._validate_for_predict(X)
-        encoded = np.asarray(self._delegate("predict", X)).astype(np.intp, copy=False)
-        return self.classes_.take(encoded)
+        predicted = np.asarray(self._delegate("predict", X))
+        if self._estimator_on_indices:
+            return self.classes_.take(predicted.astype(np.intp, copy=False))
+        return predicted
 
     @available_if(_estimator_has("predict_proba"))
     def predict_proba(self, X):
@@ -615,7 +638,12 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         X = self._validate_for_predict(X)
         proba = self._delegate("predict_proba", X)
-        return class_columns(proba, self.estimator_.classes_, self.classes_.shape[0])
+        columns = (
+            self.estimator_.classes_
+            if self._estimator_on_indices
+            else model_columns(self.estimator_, self.classes_)
+        )
+        return class_columns(proba, columns, self.classes_.shape[0])
 
     @available_if(_estimator_has("predict_log_proba"))
     def predict_log_proba(self, X):

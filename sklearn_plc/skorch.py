@@ -29,6 +29,7 @@ from tqdm.auto import tqdm
 
 from ._corrector import LabelCorrector
 from ._params import CORRECTION_CONSTRAINTS, validate_correction_params
+from ._report import round_line
 from ._skorch_batches import (
     EpochOrderSampler,
     ProcessShard,
@@ -196,8 +197,11 @@ class PLCCallback(Callback):
         end of each epoch that feeds a pass (eval mode, one extra inference
         pass per such epoch).
     verbose : int, default=0
-        If > 0, a progress bar over epochs with the threshold and the number
-        of corrections.
+        1: a progress bar over epochs with the threshold and the number of
+        corrections; 2: also one line per epoch. Whatever the verbosity, every
+        epoch records ``plc_threshold``, ``plc_corrected``, ``plc_changed`` and
+        ``event_plc_warm_up`` (shown as "+" in skorch's table during the
+        warm-up, when no pass runs) in ``net.history``.
 
     Attributes
     ----------
@@ -556,6 +560,12 @@ class PLCCallback(Callback):
         net.history.record("plc_threshold", last["threshold"])
         net.history.record("plc_corrected", last["n_corrected"])
         net.history.record("plc_changed", last["n_changed"])
+        # skorch's table shows an event_ key as "+": a warm-up epoch, no pass
+        net.history.record("event_plc_warm_up", last["warm_up"])
+        if self._progress is not None and self.verbose >= 2:
+            self._progress.write(
+                round_line(last, corrector.labels.shape[0], refits=False)
+            )
         if self._progress is not None:
             self._progress.set_postfix(
                 theta=f"{last['threshold']:.3g}",

@@ -100,15 +100,18 @@ def test_initial_labels_are_copied():
     assert corrector.history[-1]["n_changed"] == 1
 
 
-def test_restoring_the_given_labels_forgets_every_change():
+def test_restoring_the_given_labels_logs_the_undo_after_the_rounds():
     corrector = make_corrector([1, 0, 1])
     corrector.add_proba(CONFIDENT_CLASS_0)
     corrector.run_round()
     corrector.restore_given_labels()
     np.testing.assert_array_equal(corrector.labels, [1, 0, 1])
-    assert corrector.corrections["sample"].size == 0
+    assert corrector.corrections["round"].tolist() == [0, 1]
+    assert corrector.corrections["to"].tolist() == [0, 1]
     assert (corrector.corrected_iter == -1).all()
-    assert corrector.history[-1]["n_corrected"] == 1  # the history keeps the round
+    assert corrector.history[0]["n_corrected"] == 1  # the history keeps the round
+    assert corrector.history[-1]["undo"] and corrector.history[-1]["n_changed"] == 0
+    assert corrector.n_rounds == 1
 
 
 def test_the_callers_held_out_agreement_is_recorded_in_the_history():

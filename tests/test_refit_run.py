@@ -121,7 +121,12 @@ def test_samples_without_an_out_of_bag_estimate_get_uniform_probabilities(
     from sklearn_plc._out_of_fold import out_of_bag_proba
 
     proba, (model, in_sample) = out_of_bag_proba(
-        ensemble, noisy_blobs.X, noisy_blobs.y_noisy, 2, fit_params={}, in_sample=False
+        ensemble,
+        noisy_blobs.X,
+        noisy_blobs.y_noisy,
+        np.arange(2),
+        fit_params={},
+        in_sample=False,
     )
     uniform = np.isclose(proba, 1 / 2).all(axis=1)
     assert 0.5 < uniform.mean() < 0.8  # one member trains on about 63% of them
@@ -141,14 +146,35 @@ def test_corrections_that_their_models_judge_worse_are_undone(noisy_blobs, monke
     monkeypatch.setattr("sklearn_plc._refit_run.WORSE_STANDARD_ERRORS", -1e9)
     forest = RandomForestClassifier(n_estimators=30, random_state=0)
     plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    assert plc.selection_["undone"] and plc.selection_["round"] == 0
+    assert plc.selection_["undone"] and plc.selection_["round"] > 0
     assert plc.termination_condition_ == "undone"
     np.testing.assert_array_equal(plc.labels_, noisy_blobs.y_noisy)
-    assert plc.corrections_["sample"].size == 0
+    assert (plc.corrected_iter_ == -1).all()
     direct = clone(forest).fit(noisy_blobs.X, noisy_blobs.y_noisy)
     np.testing.assert_array_equal(
         plc.predict(noisy_blobs.X), direct.predict(noisy_blobs.X)
     )
+
+
+def test_an_undo_is_logged_so_history_and_corrections_agree_with_labels(
+    noisy_blobs, monkeypatch
+):
+    monkeypatch.setattr("sklearn_plc._refit_run.WORSE_STANDARD_ERRORS", -1e9)
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    undo = plc.history_[-1]
+    assert undo["undo"] and undo["n_changed"] == 0
+    assert not any(record["undo"] for record in plc.history_[:-1])
+    assert len(plc.history_) == plc.n_iter_ + 1
+    labels = noisy_blobs.y_noisy.copy()
+    log = plc.corrections_
+    for sample, old, new in zip(log["sample"], log["from"], log["to"], strict=True):
+        assert labels[sample] == old
+        labels[sample] = new
+    np.testing.assert_array_equal(labels, plc.labels_)
+    per_record = np.bincount(log["round"], minlength=len(plc.history_))
+    assert per_record.tolist() == [r["n_corrected"] for r in plc.history_]
+    assert undo["n_corrected"] == plc.history_[-2]["n_changed"] > 0
 
 
 def test_revert_if_worse_false_keeps_the_corrections_and_reports_the_evidence(
@@ -517,8 +543,9 @@ def test_a_refit_judged_clearly_worse_stops_the_run_there(noisy_blobs, monkeypat
     forest = RandomForestClassifier(n_estimators=30, random_state=0)
     plc = PLCClassifier(forest, contested="keep", random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    assert [record["refit"] for record in plc.history_] == [True, True]
-    assert plc.selection_["undone"] and plc.selection_["round"] == 0
+    assert [record["refit"] for record in plc.history_] == [True, True, False]
+    assert plc.history_[-1]["undo"] and plc.n_iter_ == 2
+    assert plc.selection_["undone"] and plc.selection_["round"] == 1
     np.testing.assert_array_equal(plc.labels_, noisy_blobs.y_noisy)
 
 

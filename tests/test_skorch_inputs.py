@@ -180,6 +180,23 @@ def test_verbose_shows_a_progress_bar_over_epochs(data, capsys):
     assert "3/3" in capsys.readouterr().err
 
 
+def test_warm_up_epochs_are_marked_in_the_nets_table(data):
+    X, y = data
+    model = plc(make_net(max_epochs=4), warm_up=2).fit(X, y)
+    marks = model.estimator_.history[:, "event_plc_warm_up"]
+    assert marks == [True, True, False, False]
+    assert [r["warm_up"] for r in model.history_] == marks
+
+
+def test_verbose_2_prints_one_line_per_epoch(data, capsys):
+    X, y = data
+    plc(make_net(max_epochs=3), verbose=2).fit(X, y)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "round 0: warm-up, no correction pass"
+    assert out[1].startswith("round 1, threshold")
+    assert out[-1].startswith("PLC ran the net's max_epochs (3 epochs")
+
+
 def test_the_progress_bar_closes_at_the_epochs_run(data, capsys):
     X, y = data
     model = plc(early_stopping_net(), verbose=1).fit(X, y)

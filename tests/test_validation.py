@@ -219,14 +219,6 @@ def test_empty_data_is_named_as_empty():
         PLCClassifier().fit(np.zeros((0, 3)), [])
 
 
-def test_the_progress_bar_closes_at_the_rounds_run(noisy_blobs, capsys):
-    plc = PLCClassifier(min_memorisation=0, max_iter=50, verbose=1, random_state=0)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    assert plc.n_iter_ < 50
-    last = capsys.readouterr().err.strip().split("\r")[-1]
-    assert f"{plc.n_iter_}/{plc.n_iter_}" in last
-
-
 # --- other entry points ------------------------------------------------------------
 
 

@@ -1,0 +1,88 @@
+"""What ``verbose`` prints: one line per round (``verbose >= 2``) and the outcome.
+
+Pure functions of a history record or of a fitted ``PLCClassifier``, shared by
+the refit path and the net path.
+"""
+
+
+def round_line(record, n_samples, *, refits=True):
+    """One line for one history record: threshold, corrections, refit, agreement.
+
+    `refits`: whether the run refits a model (scikit-learn) rather than
+    training one net, whose every epoch gives new outputs.
+    """
+    if record["undo"]:
+        return f"undo: {record['n_corrected']} labels set back to the labels as given"
+    if record["warm_up"]:
+        return f"round {record['round']}: warm-up, no correction pass"
+    parts = [
+        f"round {record['round']}",
+        f"threshold {record['threshold']:.3g}",
+        f"{record['n_corrected']} corrected",
+        f"{record['n_changed']} of {n_samples} differ from y",
+    ]
+    if record["n_contested"]:
+        parts.append(f"{record['n_contested']} contested")
+    if refits:
+        parts.append("refit" if record["refit"] else "no refit")
+    if record["holdout_agreement"] is not None:
+        parts.append(f"held-out agreement {record['holdout_agreement']:.3f}")
+    return ", ".join(parts)
+
+
+def _judged(selection):
+    return (
+        f"held-out agreement {selection['holdout_agreement']:.3f} against "
+        f"{selection['given_labels_agreement']:.3f} for the labels as given, a "
+        f"gain of {selection['gain']:+.3f} ± {selection['standard_error']:.3f} "
+        f"on {selection['n_judged']} judged samples"
+    )
+
+
+def outcome_line(plc, n_changed):
+    """What a fit did and why, in one line.
+
+    Parameters
+    ----------
+    plc : PLCClassifier
+        Fitted.
+    n_changed : int
+        Labels of ``labels_`` that differ from y.
+    """
+    unit = "epoch" if hasattr(plc, "warm_up_") else "round"
+    rounds = f"{plc.n_iter_} {unit}{'s' if plc.n_iter_ != 1 else ''}"
+    n_samples = plc.labels_.shape[0]
+    condition = plc.termination_condition_
+    selection = plc.selection_
+    if condition == "not_memorising":
+        evidence = plc.memorisation_
+        return (
+            f"PLC kept the labels as given: the model does not memorise them "
+            f"(memorisation rate {evidence['rate']:.3f} ± "
+            f"{evidence['standard_error']:.3f}, below min_memorisation="
+            f"{plc.min_memorisation}), so its disagreements with a label are not "
+            f"evidence that the label is wrong."
+        )
+    if condition == "undone":
+        return (
+            f"PLC undid its corrections after {rounds} and kept the labels as "
+            f"given: models trained on the corrected labels did worse on the "
+            f"held-out samples: {_judged(selection)}."
+        )
+    changed = f"{n_changed} of {n_samples} labels changed"
+    if plc.set_aside_.any():
+        changed += f", {int(plc.set_aside_.sum())} contested set aside"
+    why = {
+        "converged": f"converged after {rounds}: a pass at threshold "
+        f"{plc.theta_:.3g} changed almost nothing",
+        "max_iter": f"stopped at max_iter={plc.max_iter} rounds with the labels "
+        f"still moving (threshold {plc.theta_:.3g})",
+        "max_epochs": f"ran the net's max_epochs ({rounds}, threshold "
+        f"{plc.theta_:.3g})",
+        "interrupted": f"the net stopped early after {rounds} (threshold "
+        f"{plc.theta_:.3g})",
+    }[condition]
+    line = f"PLC {why}; {changed}"
+    if selection is not None:
+        line += f"; {_judged(selection)}"
+    return line + "."

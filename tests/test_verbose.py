@@ -1,0 +1,69 @@
+"""What ``verbose`` says: an honest progress bar, per-round lines, one outcome line."""
+
+import numpy as np
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
+
+from sklearn_plc import PLCClassifier
+
+
+def forest():
+    return RandomForestClassifier(n_estimators=30, random_state=0)
+
+
+def last_bar(err):
+    return err.strip().replace("\n", "\r").split("\r")[-1]
+
+
+def test_verbose_says_in_one_line_why_the_labels_were_kept(noisy_blobs, capsys):
+    plc = PLCClassifier(LogisticRegression(), verbose=1, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.termination_condition_ == "not_memorising"
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1
+    assert "kept the labels as given" in out[0] and "does not memorise" in out[0]
+
+
+def test_verbose_says_when_corrections_were_undone_and_the_evidence(
+    noisy_blobs, capsys, monkeypatch
+):
+    monkeypatch.setattr("sklearn_plc._refit_run.WORSE_STANDARD_ERRORS", -1e9)
+    plc = PLCClassifier(forest(), verbose=1, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    assert "undid its corrections" in line
+    assert f"{plc.selection_['gain']:+.3f}" in line
+
+
+def test_verbose_reports_the_corrections_of_a_converged_run(noisy_blobs, capsys):
+    plc = PLCClassifier(forest(), verbose=1, revert_if_worse=False, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    changed = np.count_nonzero(plc.labels_ != noisy_blobs.y_noisy)
+    assert f"{changed} of {len(noisy_blobs.y_noisy)} labels changed" in line
+
+
+def test_the_progress_bar_counts_the_rounds_run_and_names_the_outcome(
+    noisy_blobs, capsys
+):
+    plc = PLCClassifier(LogisticRegression(), verbose=1, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    bar = last_bar(capsys.readouterr().err)
+    assert f"PLC: {plc.n_iter_}round" in bar and "not_memorising" in bar
+    assert "/30" not in bar  # no max_iter total that the run never reaches
+
+
+def test_verbose_2_adds_one_line_per_round(noisy_blobs, capsys):
+    plc = PLCClassifier(forest(), verbose=2, revert_if_worse=False, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    captured = capsys.readouterr()
+    rounds = [line for line in captured.out.splitlines() if line.startswith("round ")]
+    assert len(rounds) == plc.n_iter_
+    assert "threshold" in rounds[0] and "held-out agreement" in rounds[0]
+
+
+def test_verbose_1_prints_no_round_lines(noisy_blobs, capsys):
+    plc = PLCClassifier(forest(), verbose=1, revert_if_worse=False, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    out = capsys.readouterr().out
+    assert not [line for line in out.splitlines() if line.startswith("round ")]
