@@ -19,8 +19,8 @@ from sklearn.base import (
     MetaEstimatorMixin,
     _fit_context,
 )
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.exceptions import NotFittedError
-from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import check_cv
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
@@ -51,7 +51,7 @@ __all__ = ["PLCClassifier"]
 
 
 def _default_estimator():
-    return LogisticRegression(max_iter=1000)
+    return RandomForestClassifier()
 
 
 def _estimator_has(attr):
@@ -88,7 +88,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         A classifier with ``fit`` and ``predict_proba``; cloned, never
         modified. It is trained on labels from y's own label space, so
         per-class parameters such as a ``class_weight`` dict are given in your
-        labels. ``None`` means ``LogisticRegression(max_iter=1000)``. A
+        labels. ``None`` means ``RandomForestClassifier()``: a forest fits raw
+        features without scaling or convergence settings, memorises its
+        training labels (which PLC needs to find the wrong ones), and scores
+        every sample out of bag in one fit, so each round costs one fit. A
         skorch ``NeuralNetClassifier`` (or ``NeuralNetBinaryClassifier``) is
         trained once, with a correction pass after every epoch, on class
         indices (positions in ``classes_``; a per-class ``criterion__weight``
@@ -470,8 +473,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """Set the parameters of this estimator, as scikit-learn does.
 
         ``estimator__<name>`` with the default ``estimator=None`` sets that
-        parameter of the default ``LogisticRegression(max_iter=1000)``, which
-        then becomes ``estimator`` (so GridSearchCV can tune it).
+        parameter of the default ``RandomForestClassifier()``, which then
+        becomes ``estimator`` (so GridSearchCV can tune it).
 
         Parameters
         ----------

@@ -1,4 +1,5 @@
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -43,10 +44,11 @@ class NaNProbaClassifier(ClassifierMixin, BaseEstimator):
 
 
 # The paper's algorithm, without the safeguards of the defaults: correct whatever
-# the model, keep the last labels. The mechanics tests below use it, since the
-# logistic regression on 2-D blobs they run does not memorise its labels (and the
-# defaults would rightly leave them as given).
+# the model, keep the last labels. The mechanics tests below use it with a
+# logistic regression (fast), which on 2-D blobs does not memorise its labels (so
+# the defaults would rightly leave them as given).
 PAPER = dict(
+    estimator=LogisticRegression(max_iter=1000),
     min_memorisation=0,
     min_correction_rate=0.001,
     revert_if_worse=False,
@@ -156,7 +158,8 @@ def test_correction_never_empties_a_class():
 
 
 def test_final_model_is_trained_on_the_corrected_labels(noisy_blobs):
-    plc = PLCClassifier(random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    plc = PLCClassifier(LogisticRegression(max_iter=1000), random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     direct = LogisticRegression(max_iter=1000).fit(noisy_blobs.X, plc.labels_)
     np.testing.assert_allclose(plc.estimator_.coef_, direct.coef_, rtol=1e-6)
 
@@ -174,7 +177,7 @@ def test_methods_the_estimator_lacks_are_absent(noisy_blobs):
     plc = PLCClassifier(RandomForestClassifier(n_estimators=5, random_state=0))
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert not hasattr(plc, "decision_function")
-    assert hasattr(PLCClassifier(), "decision_function")
+    assert hasattr(PLCClassifier(LogisticRegression()), "decision_function")
 
 
 # --- scikit-learn integration ------------------------------------------------------
@@ -392,3 +395,18 @@ def test_out_of_range_parameters_are_rejected(noisy_blobs, params):
 def test_theta_end_below_theta_is_rejected_with_the_fix(noisy_blobs):
     with pytest.raises(ValueError, match="set theta_end >= theta"):
         PLCClassifier(theta=0.5, theta_end=0.4).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+
+
+def test_the_default_model_fits_raw_features_quietly_and_corrects():
+    from sklearn.datasets import load_digits
+    from sklearn.exceptions import ConvergenceWarning
+
+    from sklearn_plc.noise import PMDNoise
+
+    X, y = load_digits(return_X_y=True)
+    _, y_noisy = PMDNoise("I", 0.35, random_state=0).fit_resample(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        plc = PLCClassifier(random_state=0).fit(X, y_noisy)
+    assert plc.termination_condition_ == "converged"
+    assert purity(plc.labels_, y) > purity(y_noisy, y) + 0.1

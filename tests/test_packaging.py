@@ -29,3 +29,24 @@ def test_package_exposes_a_version_and_its_public_names():
 
 def test_package_is_typed():
     assert (Path(sklearn_plc.__file__).parent / "py.typed").exists()
+
+
+def _quick_start(path):
+    text = (ROOT / path).read_text()
+    section = text[text.index("## Quick start") :]
+    return re.search(r"```python\n(.*?)\n```", section, re.S).group(1)
+
+
+def test_the_getting_started_page_shows_the_readmes_quick_start():
+    assert _quick_start("docs/getting_started.md") == _quick_start("README.md")
+
+
+def test_the_readme_quick_start_prints_what_its_comments_say(capsys):
+    code = _quick_start("README.md")
+    exec(compile(code, "README quick start", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    shown = [line[2:] for line in code.splitlines() if line.startswith("# ")]
+    assert len(printed) == len(shown) == 3
+    for line, comment in zip(printed, shown, strict=True):
+        expected = comment.split("...")[0]  # up to the elided part
+        assert line.startswith(expected)

@@ -21,6 +21,7 @@ from sklearn_plc import PLCClassifier
 # The paper's algorithm, without the safeguards of the defaults (see
 # test_classifier.py).
 PAPER = dict(
+    estimator=LogisticRegression(max_iter=1000),
     min_memorisation=0,
     min_correction_rate=0.001,
     revert_if_worse=False,
@@ -50,7 +51,8 @@ def test_max_iter_stops_the_run(noisy_blobs):
 
 
 def test_labels_are_kept_when_the_model_does_not_memorise(noisy_blobs):
-    plc = PLCClassifier(random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    plc = PLCClassifier(LogisticRegression(max_iter=1000), random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.termination_condition_ == "not_memorising"
     assert plc.memorisation_["rate"] < 0.1
     np.testing.assert_array_equal(plc.labels_, noisy_blobs.y_noisy)
@@ -59,7 +61,8 @@ def test_labels_are_kept_when_the_model_does_not_memorise(noisy_blobs):
 
 
 def test_kept_labels_reuse_the_model_fitted_on_them(noisy_blobs):
-    plc = PLCClassifier(random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    plc = PLCClassifier(LogisticRegression(max_iter=1000), random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     direct = LogisticRegression(max_iter=1000).fit(noisy_blobs.X, noisy_blobs.y_noisy)
     np.testing.assert_allclose(plc.estimator_.coef_, direct.coef_, rtol=1e-6)
 
@@ -512,9 +515,9 @@ def test_contested_keep_trains_the_final_model_on_every_sample(noisy_blobs):
 
 
 def test_nothing_is_set_aside_when_the_labels_are_kept(noisy_blobs):
-    plc = PLCClassifier(contested="set_aside", random_state=0).fit(
-        noisy_blobs.X, noisy_blobs.y_noisy
-    )
+    plc = PLCClassifier(
+        LogisticRegression(max_iter=1000), contested="set_aside", random_state=0
+    ).fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.termination_condition_ == "not_memorising"
     assert not plc.set_aside_.any()
 
