@@ -22,11 +22,16 @@ extensions = [
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
+    "sphinx.ext.mathjax",
+    # MathJax served from the site itself: the formulas render offline too
+    "sphinx-mathjax-offline",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build", "README.md"]
 myst_heading_anchors = 3
+# $...$ and $$...$$ in Markdown pages, \begin{align} blocks: typeset by MathJax
+myst_enable_extensions = ["dollarmath", "amsmath"]
 
 autosummary_generate = True
 # sklearn's generated set_*_request methods and skorch's callback hooks belong to

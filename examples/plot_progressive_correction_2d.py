@@ -3,8 +3,9 @@ Progressive correction on 2-D data (the paper's Figure 1)
 =========================================================
 
 Two Gaussian blobs get PMD noise: labels flip often near the boundary and rarely
-far from it. PLC first corrects the labels in the region where the classifier is
-confident, then relaxes its threshold round by round.
+far from it. PLC, around its default random forest, first corrects the labels in
+the region where the forest's held-out (out-of-bag) probabilities are confident,
+then relaxes its threshold round by round.
 """
 
 import matplotlib.pyplot as plt
@@ -30,10 +31,9 @@ plc = PLCClassifier(random_state=0).fit(X, y_noisy)
 # final classifier is confident enough to correct a label at the initial
 # threshold ``theta``; the first corrections happen there.
 #
-# The labels still wrong after PLC lie on one side of the clean boundary
-# (x = 0): repeated refits on corrected labels moved the model's boundary
-# towards one class. This is the drift described in the user guide's known
-# limitations.
+# The labels still wrong after PLC lie near the clean boundary (x = 0), where
+# the noise made the two classes equally likely: there no model can tell a flip
+# from a right label.
 
 fig, ax = plt.subplots(figsize=(7, 5))
 plot_corrections_2d(

@@ -171,9 +171,18 @@ def _correct_block(proba, labels, threshold, min_confidence, runner_up_ratio):
 
 
 def correct_labels(proba, labels, threshold, min_confidence=0.0, runner_up_ratio=1.0):
-    """Run one correction pass: relabel samples whose label is much less likely.
+    r"""Run one correction pass: relabel samples whose label is much less likely.
 
-    A sample is corrected when ``proba[i, labels[i]] < threshold * max_j
+    With :math:`f` the row ``proba[i]``, :math:`y` its label ``labels[i]`` and
+    :math:`\delta` the ``threshold``, the paper's rule is
+
+    .. math::
+
+        \frac{f_y}{\max_j f_j} < \delta
+        \quad\Longrightarrow\quad
+        y \leftarrow \operatorname*{arg\,max}_j f_j .
+
+    That is, a sample is corrected when ``proba[i, labels[i]] < threshold * max_j
     proba[i, j]``, i.e. when its :func:`confidence_ratio` is below ``threshold``,
     and ``max_j proba[i, j] >= min_confidence`` and every class other than
     the current label and the top class has at most ``runner_up_ratio *
@@ -361,11 +370,19 @@ def next_threshold(
     schedule="additive",
     min_correction_rate=0.001,
 ):
-    """Relax the threshold after a correction pass that changed few labels.
+    r"""Relax the threshold after a correction pass that changed few labels.
 
     The threshold is raised only after a quiet pass (:func:`is_quiet_pass`: at
     most ``min_correction_rate * n_samples`` labels changed, so the data has
     settled at the current level); otherwise the next pass uses the same level.
+    With :math:`\beta` the ``step`` and :math:`\delta_{\mathrm{end}}` the ``end``:
+
+    .. math::
+
+        \delta \leftarrow \min(\delta + \beta,\ \delta_{\mathrm{end}})
+        \ \text{(additive)}, \qquad
+        \delta \leftarrow \min\bigl(\delta\,(1 + \beta),\ \delta_{\mathrm{end}}\bigr)
+        \ \text{(multiplicative)}.
 
     Parameters
     ----------

@@ -50,3 +50,16 @@ def test_the_readme_quick_start_prints_what_its_comments_say(capsys):
     for line, comment in zip(printed, shown, strict=True):
         expected = comment.split("...")[0]  # up to the elided part
         assert line.startswith(expected)
+
+
+def test_readme_and_getting_started_state_the_same_main_job_and_time():
+    def main_job(path):
+        text = (ROOT / path).read_text()
+        (command,) = [
+            c for c in re.findall(r"```bash\n(.*?)\n```", text) if "quick" in c
+        ]
+        time = re.search(r"about a minute on 2 cores", text.replace("\n", " "))
+        return command, time is not None
+
+    assert main_job("README.md") == main_job("docs/getting_started.md")
+    assert main_job("README.md")[1]

@@ -37,7 +37,16 @@ _BLOCK_BYTES = 1 << 19  # bytes per block of rows: small enough to stay in cache
 
 
 def pmd_tau(margin, noise_type):
-    """The PMD noise function ``τ(g)`` of the paper, before scaling.
+    r"""The PMD noise function ``τ(g)`` of the paper, before scaling.
+
+    With :math:`g = \eta_u - \eta_s` the margin between the two largest clean
+    posteriors:
+
+    .. math::
+
+        \tau_{\mathrm{I}}(g) = -\tfrac12 g^2 + \tfrac12, \qquad
+        \tau_{\mathrm{II}}(g) = 1 - g^3, \qquad
+        \tau_{\mathrm{III}}(g) = 1 - \tfrac13\,(g^3 + g^2 + g).
 
     Parameters
     ----------
