@@ -12,7 +12,7 @@ COMMANDS = {
     "and clean labels over datasets × noise × seeds (the full grid takes about "
     "half an hour with --jobs 2)",
     "quick": "a representative subset of `tables` (2 datasets × 2 noises × 3 seeds) "
-    "in about two minutes: the same as `tables --quick`",
+    "in about a minute with --jobs 2 on 2 cores: the same as `tables --quick`",
     "speed": "the library's speed ratios",
     "nets": "a skorch 1-D CNN on mnist1d, plain vs PLC, in three regimes, with "
     "per-epoch correction precision",

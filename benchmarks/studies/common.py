@@ -140,6 +140,36 @@ def with_standard(dataset, model, noise, seed, make_cell=noisy_cell):
     return cell, row
 
 
+def estimated_label_errors(proba, labels):
+    """How many of `labels` look wrong to held-out `proba` (confident learning).
+
+    Class ``j``'s threshold is the mean probability of ``j`` over the samples
+    labelled ``j``; a sample is confidently of the most likely class whose
+    probability reaches its threshold. The (label, confident class) counts are
+    scaled so that each label's row sums to that label's count; the estimate is
+    the off-diagonal total (Northcutt, Jiang and Chuang, 2021).
+    """
+    proba = np.asarray(proba, dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.intp)
+    n_classes = proba.shape[1]
+    given = np.bincount(labels, minlength=n_classes)
+    own = np.bincount(
+        labels, weights=proba[np.arange(labels.shape[0]), labels], minlength=n_classes
+    )
+    thresholds = np.divide(own, given, out=np.full(n_classes, np.inf), where=given > 0)
+    above = proba >= thresholds
+    confident = above.any(axis=1)
+    assigned = np.where(above, proba, -np.inf).argmax(axis=1)
+    joint = np.zeros((n_classes, n_classes))
+    np.add.at(joint, (labels[confident], assigned[confident]), 1.0)
+    counted = joint.sum(axis=1, keepdims=True)
+    scale = np.divide(
+        given[:, None], counted, out=np.zeros_like(counted), where=counted > 0
+    )
+    calibrated = joint * scale
+    return round(float(calibrated.sum() - np.trace(calibrated)))
+
+
 def load_rows(path):
     """The rows of a study log, without the cells that could not be drawn."""
     with open(path) as file:

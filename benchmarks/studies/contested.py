@@ -39,6 +39,7 @@ from joblib import Parallel, delayed
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     dump_rows,
+    estimated_label_errors,
     load_rows,
     run_or_summarise,
     with_standard,
@@ -60,6 +61,9 @@ VARIANTS = {
     "cv5-fast": {"contested": "set_aside", "theta_end": 0.5, "cv": 5},
     "t0.5-reuse": {"contested": "set_aside", "theta_end": 0.5},
     "t0.5-early": {"contested": "set_aside", "theta_end": 0.5},
+    # set aside at most the round-0 confident-learning estimate of the wrong
+    # labels less those relabelled, least likely labels first (_cap_set_aside)
+    "aside-capped": {"contested": "set_aside"},
 }
 # the "-fast" variants: no refit after a quiet pass's few changes, and a stop
 # at the first judged refit that agrees worse by 2 standard errors
@@ -104,6 +108,42 @@ def _relabel_nothing():
     return lambda: setattr(refit_run, "LabelCorrector", LabelCorrector)
 
 
+def _cap_set_aside():
+    """Patch the corrector so that relabelled + set aside <= the estimated errors.
+
+    The estimate (confident learning, :func:`estimated_label_errors`) reads the
+    first recorded probabilities: held-out, from models on the labels as given.
+    """
+    from sklearn_plc._corrector import LabelCorrector
+    from sklearn_plc.correction import confidence_ratio
+
+    add_proba, contested = LabelCorrector.add_proba, LabelCorrector.contested
+
+    def first_add_proba(self, proba):
+        if not hasattr(self, "estimated_errors"):
+            self.estimated_errors = estimated_label_errors(proba, self.labels)
+        return add_proba(self, proba)
+
+    def capped(self, proba=None):
+        disputed = contested(self, proba)
+        changed = np.count_nonzero(self.labels != self.initial_labels)
+        limit = max(0, self.estimated_errors - changed)
+        candidates = np.flatnonzero(disputed)
+        if candidates.shape[0] > limit:
+            ratio = confidence_ratio(self._pass_proba(), self.labels)
+            order = np.argsort(ratio[candidates], kind="stable")
+            disputed = np.zeros_like(disputed)
+            disputed[candidates[order[:limit]]] = True
+        return disputed
+
+    LabelCorrector.add_proba, LabelCorrector.contested = first_add_proba, capped
+
+    def restore():
+        LabelCorrector.add_proba, LabelCorrector.contested = add_proba, contested
+
+    return restore
+
+
 def _patch_refit_run(values):
     """Set module names of the refit loop; return what restores them."""
     import sklearn_plc._refit_run as refit_run
@@ -139,6 +179,8 @@ def run_job(dataset, model, noise, seed, variants):
             }
         else:
             restore = _relabel_nothing() if variant == "aside-only" else None
+            if variant == "aside-capped":
+                restore = _cap_set_aside()
             if variant.endswith("-fast"):
                 restore = _patch_refit_run(FAST)
             elif variant.endswith("-reuse"):

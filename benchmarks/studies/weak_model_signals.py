@@ -6,7 +6,9 @@ precision of the first-pass relabelling candidates (ratio below 0.3 or 0.5 on
 signals PLC could read without clean labels: the held-out agreement with the
 given labels, the mean top probability, the candidates' top probability, the
 share of candidates that a second 3-fold split also names (and with the same
-class), and the share an in-sample model still disputes.
+class), the share an in-sample model still disputes, and the share of the
+held-out disagreements that confident learning counts as wrong labels
+(``estimated_label_errors`` over the disagreements: ``noise_share``).
 
 Usage (from the repository root)::
 
@@ -20,7 +22,7 @@ import warnings
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
-from benchmarks.studies.common import noisy_cell
+from benchmarks.studies.common import estimated_label_errors, noisy_cell
 
 CELLS = (
     ("wine-rf", "base", "I+U30", 100),
@@ -55,6 +57,9 @@ def main():
         in_sample = make().fit(X, y_noisy).predict_proba(X)
         in_sample_ratio = in_sample[rows, y_noisy] / in_sample.max(axis=1)
         agreement = np.mean(tops[0] == y_noisy)
+        noise_share = estimated_label_errors(probas[0], y_noisy) / np.sum(
+            tops[0] != y_noisy
+        )
         for cut in (0.3, 0.5):
             candidates = ratios[0] < cut
             stable = candidates & (ratios[1] < cut) & (tops[0] == tops[1])
@@ -68,7 +73,8 @@ def main():
                 f"stable={stable.sum() / candidates.sum():.2f} "
                 f"precision|stable={np.mean(tops[0][stable] == y_clean[stable]):.2f} "
                 f"in_sample_disputes={np.mean(in_sample_ratio[candidates] < cut):.2f} "
-                f"noise={np.mean(y_noisy != y_clean):.2f}",
+                f"noise={np.mean(y_noisy != y_clean):.2f} "
+                f"noise_share={noise_share:.2f}",
             )
 
 
