@@ -176,3 +176,17 @@ def test_unseen_cli_writes_a_table_of_standard_and_plc_per_cell(tmp_path):
 def test_a_dataset_of_another_command_is_rejected_with_its_choices(tmp_path):
     with pytest.raises(SystemExit, match="--datasets hard-4 not known to this command"):
         main(["tables", "--datasets", "hard-4", "--output", str(tmp_path)])
+
+
+def test_the_cost_row_compares_plc_with_cleanlab_over_standard():
+    from benchmarks.speed import _cost_ratio_row, format_speed_table
+
+    runs = [
+        {"standard_s": 1.0, "plc_s": 6.0, "cleanlab_s": 4.0},
+        {"standard_s": 2.0, "plc_s": 10.0, "cleanlab_s": 10.0},
+        {"standard_s": 1.0, "plc_s": 8.0, "cleanlab_s": 5.0},
+    ]
+    row = _cost_ratio_row("family", runs)
+    assert row["ratio"] == 6.0 / 5.0 and row["met"]
+    no_run = {**row, "ratio": float("nan"), "met": None}
+    assert "| – |" in format_speed_table([no_run])
