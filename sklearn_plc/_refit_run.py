@@ -70,6 +70,11 @@ REFIT_MIN_CORRECTION_RATE = 0.05
 # pass may change (``min_correction_rate``); fewer are examined again, with the
 # threshold raised, on the same probabilities, which so few changes barely move.
 REFIT_AFTER_QUIET_CHANGES = False
+# At most this many refits after the first round's fit (None: no limit); the
+# rounds after the last refit read its probabilities at rising thresholds. A
+# study's setting: 1 or 2 lost on dev or unseen (Development record, "Fewer
+# refits, tried").
+MAX_REFITS = None
 # A judged refit that agrees worse than the labels as given by this many
 # standard errors (twice the undo's bar) stops the run at once, and the labels
 # are kept, instead of running on and undoing at the end; None: judge at the end.
@@ -364,6 +369,7 @@ class RefitRun:
             validation=validation,
         )
         fitted_labels = None
+        n_fits = 0
         stopped = "max_iter"
         n_samples = corrector.labels.shape[0]
         quiet_changes = (
@@ -381,7 +387,8 @@ class RefitRun:
                     or fitted_labels is None
                     or np.count_nonzero(fitted_labels != corrector.labels)
                     > quiet_changes
-                )
+                ) and (MAX_REFITS is None or n_fits <= MAX_REFITS)
+                n_fits += refit
                 agreement = None
                 if refit:
                     progress.set_postfix_str(f"round {round_index}: fitting")

@@ -64,6 +64,9 @@ VARIANTS = {
     # set aside at most the round-0 confident-learning estimate of the wrong
     # labels less those relabelled, least likely labels first (_cap_set_aside)
     "aside-capped": {"contested": "set_aside"},
+    # the default loop with at most 1 or 2 refits after round 0 (MAX_REFITS)
+    "keep-refits1": {"contested": "keep"},
+    "keep-refits2": {"contested": "keep"},
 }
 # the "-fast" variants: no refit after a quiet pass's few changes, and a stop
 # at the first judged refit that agrees worse by 2 standard errors
@@ -181,6 +184,9 @@ def run_job(dataset, model, noise, seed, variants):
             restore = _relabel_nothing() if variant == "aside-only" else None
             if variant == "aside-capped":
                 restore = _cap_set_aside()
+            if variant.startswith("keep-refits"):
+                limit = int(variant.removeprefix("keep-refits"))
+                restore = _patch_refit_run({"MAX_REFITS": limit})
             if variant.endswith("-fast"):
                 restore = _patch_refit_run(FAST)
             elif variant.endswith("-reuse"):
