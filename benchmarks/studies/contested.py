@@ -67,6 +67,8 @@ VARIANTS = {
     # the default loop with at most 1 or 2 refits after round 0 (MAX_REFITS)
     "keep-refits1": {"contested": "keep"},
     "keep-refits2": {"contested": "keep"},
+    # the default loop with 2 folds: each round's fold fits cost one full fit
+    "keep-cv2": {"contested": "keep", "cv": 2},
 }
 # the "-fast" variants: no refit after a quiet pass's few changes, and a stop
 # at the first judged refit that agrees worse by 2 standard errors
