@@ -50,7 +50,9 @@ def _mlp(seed):
     return MLPClassifier((64,), max_iter=300, random_state=seed)
 
 
-def one_run(X, labels, n_classes, epochs, seed, proba_source="training_pass"):
+def one_run(
+    X, labels, n_classes, epochs, seed, proba_source="training_pass", theta_end=0.9
+):
     """The prototype: one partial_fit run with a correction pass per epoch.
 
     ``"training_pass"``: each mini-batch is predicted just before the model
@@ -68,7 +70,7 @@ def one_run(X, labels, n_classes, epochs, seed, proba_source="training_pass"):
         labels,
         theta=0.3,
         beta=0.1,
-        theta_end=0.9,
+        theta_end=theta_end,
         schedule="additive",
         min_correction_rate=0.001,
         warm_up=None,  # at the plateau of the training-pass agreement
@@ -100,7 +102,7 @@ def one_run(X, labels, n_classes, epochs, seed, proba_source="training_pass"):
     return model, corrector
 
 
-def run_job(dataset, noise, seed):
+def run_job(dataset, noise, seed, only=None):
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
@@ -120,10 +122,20 @@ def run_job(dataset, noise, seed):
     row["std"] = float(np.mean(plain.predict(Xs_test) == y_test))
     row["epochs"] = int(plain.n_iter_)
     n_classes = int(np.unique(y_noisy).shape[0])
-    for name, source in (("one_run", "training_pass"), ("one_run_eval", "eval_pass")):
+    # "sure": in two classes relabel only at a margin of 1/2 (ratio 1/3), the
+    # refit path's BINARY_SURE_RATIO for contested="set_aside"
+    sure_end = 1 / 3 if n_classes == 2 else 0.9
+    variants = {
+        "one_run": ("training_pass", 0.9),
+        "one_run_eval": ("eval_pass", 0.9),
+        "one_run_eval_sure": ("eval_pass", sure_end),
+    }
+    for name, (source, theta_end) in variants.items():
+        if only is not None and name not in only:
+            continue
         start = time.perf_counter()
         model, corrector = one_run(
-            Xs_train, y_noisy, n_classes, plain.n_iter_, seed, source
+            Xs_train, y_noisy, n_classes, plain.n_iter_, seed, source, theta_end
         )
         row[name] = {
             "fit_s": time.perf_counter() - start,
@@ -131,6 +143,8 @@ def run_job(dataset, noise, seed):
             "purity_after": float(np.mean(corrector.labels == y_train)),
             "warm_up": int(corrector.warm_up),
         }
+    if only is not None:  # a variant alone, merged into an earlier log
+        return row
     start = time.perf_counter()
     plc = PLCClassifier(
         make_pipeline(StandardScaler(), _mlp(seed)), random_state=seed
@@ -161,7 +175,7 @@ def summary(path):
     by_cell = defaultdict(list)
     for row in load_rows(path):
         by_cell[(row["dataset"], row["noise"])].append(row)
-    methods = ("one_run", "one_run_eval", "refit", "cleanlab")
+    methods = ("one_run", "one_run_eval", "one_run_eval_sure", "refit", "cleanlab")
     print("| cell | Standard | " + " | ".join(f"{m} − Std" for m in methods) + " |")
     print("|---|---:|" + "---:|" * len(methods))
     gains, costs = defaultdict(list), defaultdict(list)
@@ -169,12 +183,17 @@ def summary(path):
         std = 100 * np.mean([r["std"] for r in rows])
         parts = []
         for m in methods:
+            if any(m not in r for r in rows):
+                parts.append("")
+                continue
             gain = 100 * np.mean([r[m]["acc"] - r["std"] for r in rows])
             gains[m].append(gain)
             costs[m] += [r[m]["fit_s"] / r["standard_s"] for r in rows]
             parts.append(f"{gain:+.1f}")
         print(f"| {' '.join(key)} | {std:.1f} | " + " | ".join(parts) + " |")
     for m in methods:
+        if not gains[m]:
+            continue
         g = np.array(gains[m])
         print(
             f"{m}: mean {g.mean():+.2f}, worst {g.min():+.1f}, "
