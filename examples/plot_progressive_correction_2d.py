@@ -4,7 +4,7 @@ Progressive correction on 2-D data (the paper's Figure 1)
 
 Two Gaussian blobs get PMD noise: labels flip often near the boundary and rarely
 far from it. PLC, around its default random forest, first corrects the labels in
-the region where the forest's held-out (out-of-bag) probabilities are confident,
+the region where the forest's held-out (out-of-fold) probabilities are confident,
 then relaxes its threshold round by round.
 """
 

@@ -182,12 +182,21 @@ def check_estimator_for_confidence(estimator, confidence):
             "classifier with predict_proba, or "
             "wrap it in sklearn.calibration.CalibratedClassifierCV."
         )
-    if confidence in NET_CONFIDENCES and not is_skorch_net(estimator):
+    if confidence == "eval_pass" and not is_skorch_net(estimator):
+        if not hasattr(estimator, "partial_fit"):
+            raise ValueError(
+                f"confidence='eval_pass' trains one model and corrects after "
+                f"every epoch, so it needs a skorch net or an estimator with "
+                f"partial_fit (e.g. MLPClassifier, SGDClassifier); "
+                f"{type(estimator).__name__} has none (a Pipeline has none "
+                f"either: scale the features first). Use confidence='cv'."
+            )
+    elif confidence in NET_CONFIDENCES and not is_skorch_net(estimator):
         raise ValueError(
             f"confidence={confidence!r} records a neural network's outputs during "
             f"its training, so it needs a skorch NeuralNet; "
             f"{type(estimator).__name__} is not one. Use confidence='cv' or "
-            f"'in_sample'."
+            f"'in_sample', or 'eval_pass' for an estimator with partial_fit."
         )
     if confidence == "oob" and not supports_out_of_bag(estimator):
         raise ValueError(

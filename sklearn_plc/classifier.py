@@ -35,6 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._net_run import NetRun
 from ._out_of_fold import class_columns, model_columns
 from ._params import CORRECTION_CONSTRAINTS
+from ._partial_fit_run import PartialFitRun
 from ._refit_run import RefitRun
 from ._report import outcome_line
 from ._validation import (
@@ -89,9 +90,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         modified. It is trained on labels from y's own label space, so
         per-class parameters such as a ``class_weight`` dict are given in your
         labels. ``None`` means ``RandomForestClassifier()``: a forest fits raw
-        features without scaling or convergence settings, memorises its
-        training labels (which PLC needs to find the wrong ones), and scores
-        every sample out of bag in one fit, so each round costs one fit. A
+        features without scaling or convergence settings and memorises its
+        training labels, which PLC needs to tell the wrong ones (with
+        ``confidence="oob"`` each round costs one fit). An estimator with
+        ``partial_fit`` can run once with ``confidence="eval_pass"``. A
         skorch ``NeuralNetClassifier`` (or ``NeuralNetBinaryClassifier``) is
         trained once, with a correction pass after every epoch, on class
         indices (positions in ``classes_``; a per-class ``criterion__weight``
@@ -125,25 +127,27 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     min_correction_rate : float in [0, 1) or "auto", default="auto"
         A pass that changes at most this fraction of the labels is quiet: it
         relaxes the threshold and, at ``theta_end``, ends the run. ``"auto"``:
-        0.001 for a net (the authors' value for a pass per epoch), 0.05 for a
-        refit estimator, where each round costs a full fit and refits' own
-        churn moves a few labels at every pass. A refit estimator is refit
-        only once more labels have changed since its last fit than a quiet
-        pass may change. 0 is Algorithm 1 ("no label changed"). Raise it to
-        make fewer refits.
+        0.001 for a net or a ``partial_fit`` run (the authors' value for a
+        pass per epoch), 0.05 for a refit estimator, where each round costs a
+        full fit and refits' own churn moves a few labels at every pass. A
+        refit estimator is refit only once more labels have changed since its
+        last fit than a quiet pass may change. 0 is Algorithm 1 ("no label
+        changed"). Raise it to make fewer refits.
 
     warm_up : int >= 0 or "auto", default="auto"
         Rounds (epochs, for a net) of training before the first pass.
-        ``"auto"``: for a net, the epoch at which its agreement with the labels
-        levels off, before it memorises them (at most half of ``max_epochs``;
-        ``warm_up_``); 0 for a scikit-learn estimator, which is refit to
-        convergence each round. Set it for an estimator that continues
-        training on each fit (``warm_start``, ``confidence="in_sample"``).
+        ``"auto"``: for a net or a ``partial_fit`` run, the epoch at which its
+        agreement with the labels levels off, before it memorises them (at
+        most half of the epochs; ``warm_up_``); 0 for a refit estimator,
+        which is refit to convergence each round. Set it for an estimator
+        that continues training on each fit (``warm_start``,
+        ``confidence="in_sample"``).
 
     max_iter : int >= 1, default=30
         Most rounds (passes) for a refit estimator; a net runs one pass per
-        epoch for its ``max_epochs``. Runs end well before 30 (a warning says
-        when one does not).
+        epoch for its ``max_epochs``, a ``partial_fit`` run for the
+        estimator's own ``max_iter`` (else this many epochs). Refit runs end
+        well before 30 (a warning says when one does not).
 
     confidence : {"auto", "in_sample", "cv", "oob", "training_pass", \
 "eval_pass"}, default="auto"
@@ -154,10 +158,16 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         coarser probabilities. ``"in_sample"``: one fit a round, predicting its
         own training samples; only for models that do not memorise.
         ``"training_pass"`` (nets): the outputs recorded during each epoch's
-        training passes, at no extra cost. ``"eval_pass"`` (nets): an extra
-        inference pass per epoch. ``"auto"``: ``"training_pass"`` for a net,
-        else ``"cv"``, sound for every estimator (``confidence_``). Choose
-        ``"oob"`` to halve the cost of a large forest.
+        training passes, at no extra cost. ``"eval_pass"``: one training run
+        with a prediction of every sample after each epoch; for a net, or for
+        an estimator with ``partial_fit`` (``MLPClassifier``,
+        ``SGDClassifier``: an epoch is one ``partial_fit`` call on the samples
+        in a new order, for the estimator's own ``max_iter`` epochs, else
+        PLC's; in two classes it relabels only at a margin of 1/2). About two
+        plain fits instead of a refit a round. ``"auto"``:
+        ``"training_pass"`` for a net, else ``"cv"``, sound for every
+        estimator (``confidence_``). Choose ``"oob"`` to halve the cost of a
+        large forest.
 
     cv : int, cross-validation generator or iterable, default=3
         Folds for ``confidence="cv"``. An int means a shuffled
@@ -348,7 +358,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         (``window × n_train × n_classes`` floats, on the net's device).
 
     warm_up_ : int or None
-        Nets only: the epochs trained before the first pass (None if none ran).
+        One-run paths only (a net, or ``eval_pass`` with ``partial_fit``): the
+        epochs trained before the first pass (None if none ran).
 
     n_features_in_ : int
         Number of features seen during fit (not set for a skorch net).
@@ -555,7 +566,12 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_not_empty(X=X, y=y)
         classes, encoded = encode_labels(y)
         trusted = check_trusted(trusted, encoded.shape[0])
-        run_path = NetRun if self.confidence_ in NET_CONFIDENCES else RefitRun
+        if self.confidence_ not in NET_CONFIDENCES:
+            run_path = RefitRun
+        elif is_skorch_net(estimator):
+            run_path = NetRun
+        else:  # eval_pass with a partial_fit learner
+            run_path = PartialFitRun
         run = run_path(self, estimator, self.confidence_)
         X, fit_params = run.check_input(X, encoded, classes, sample_weight, fit_params)
         result = run.run(X, encoded, classes, fit_params, trusted)

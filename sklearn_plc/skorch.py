@@ -28,6 +28,7 @@ from skorch.dataset import Dataset as SkorchDataset
 from tqdm.auto import tqdm
 
 from ._corrector import LabelCorrector
+from ._one_run import NET_MIN_CORRECTION_RATE, max_warm_up, plateau_epoch
 from ._params import CORRECTION_CONSTRAINTS, validate_correction_params
 from ._report import round_line
 from ._skorch_batches import (
@@ -41,10 +42,6 @@ __all__ = ["EpochOrderSampler", "PLCCallback", "TrainableOnlyAccelerateMixin"]
 PROBA_SOURCES = ("training_pass", "eval_pass")
 # The net's settings the recording sampler stands in for during a run.
 ITERATOR_PARAMS = ("iterator_train__sampler", "iterator_train__shuffle")
-AUTO_WARM_UP_MIN_EPOCHS = 3
-AUTO_WARM_UP_PLATEAU = 0.005  # gain in agreement per epoch, over the last two epochs
-AUTO_WARM_UP_MAX_FRACTION = 0.5
-NET_MIN_CORRECTION_RATE = 0.001  # "auto": the authors' value for a pass per epoch
 # How far a recorded row may be from a probability distribution (float32 softmax
 # rows sum to 1 within ~1e-6; logits and log-probabilities miss by far more).
 DISTRIBUTION_TOLERANCE = 1e-3
@@ -53,37 +50,6 @@ CALLBACK_CONSTRAINTS = {
     "proba_source": [StrOptions(set(PROBA_SOURCES))],
     "verbose": ["verbose"],
 }
-
-
-def plateau_epoch(
-    agreement, *, min_epochs=AUTO_WARM_UP_MIN_EPOCHS, tolerance=AUTO_WARM_UP_PLATEAU
-):
-    """Whether the agreement curve has levelled off at its last epoch.
-
-    Parameters
-    ----------
-    agreement : sequence of float
-        Per epoch, the fraction of training samples whose predicted class is
-        their current label.
-    min_epochs : int
-        Never before this many epochs.
-    tolerance : float
-        The curve has levelled off when it rose by less than this per epoch,
-        on average over the last two epochs.
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> from sklearn_plc.skorch import plateau_epoch
-    >>> plateau_epoch([0.2, 0.4, 0.5, 0.6]), plateau_epoch([0.5, 0.6, 0.603, 0.606])
-    (False, True)
-    """
-    if len(agreement) < max(min_epochs, 3):
-        return False
-    return (agreement[-1] - agreement[-3]) / 2 < tolerance
 
 
 def _training_label_store(dataset_train):
@@ -433,7 +399,7 @@ class PLCCallback(Callback):
         self.recorded_bytes_ = 0
         self.warm_up_ = None if self.warm_up == "auto" else self.warm_up
         self.agreement_ = []
-        self._max_warm_up = max(1, int(net.max_epochs * AUTO_WARM_UP_MAX_FRACTION))
+        self._max_warm_up = max_warm_up(net.max_epochs)
 
     # --- the per-epoch loop ------------------------------------------------------
 

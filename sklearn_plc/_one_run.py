@@ -1,0 +1,47 @@
+"""What the one-run paths share (a net's epochs, a ``partial_fit`` learner's epochs).
+
+A one-run path trains one model and runs a correction pass after every epoch.
+It starts correcting once the model's agreement with its labels levels off
+(:func:`plateau_epoch`), and a pass counts as quiet at the authors' 0.1%.
+"""
+
+AUTO_WARM_UP_MIN_EPOCHS = 3
+AUTO_WARM_UP_PLATEAU = 0.005  # gain in agreement per epoch, over the last two epochs
+AUTO_WARM_UP_MAX_FRACTION = 0.5
+NET_MIN_CORRECTION_RATE = 0.001  # "auto": the authors' value for a pass per epoch
+
+
+def plateau_epoch(
+    agreement, *, min_epochs=AUTO_WARM_UP_MIN_EPOCHS, tolerance=AUTO_WARM_UP_PLATEAU
+):
+    """Whether the agreement curve has levelled off at its last epoch.
+
+    Parameters
+    ----------
+    agreement : sequence of float
+        Per epoch, the fraction of training samples whose predicted class is
+        their current label.
+    min_epochs : int
+        Never before this many epochs.
+    tolerance : float
+        The curve has levelled off when it rose by less than this per epoch,
+        on average over the last two epochs.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from sklearn_plc.skorch import plateau_epoch
+    >>> plateau_epoch([0.2, 0.4, 0.5, 0.6]), plateau_epoch([0.5, 0.6, 0.603, 0.606])
+    (False, True)
+    """
+    if len(agreement) < max(min_epochs, 3):
+        return False
+    return (agreement[-1] - agreement[-3]) / 2 < tolerance
+
+
+def max_warm_up(epochs):
+    """The latest epoch at which an automatic warm-up ends: half the epochs."""
+    return max(1, int(epochs * AUTO_WARM_UP_MAX_FRACTION))

@@ -1,0 +1,138 @@
+"""PLC inside one training run of a ``partial_fit`` learner: a pass after every epoch.
+
+An epoch is one ``partial_fit`` call on the training samples in a new random
+order (the learner's own mini-batches); every sample is then predicted by the
+model as it stands, and a correction pass reads those probabilities, averaged
+over the last ``window`` epochs, as for a net's ``eval_pass``. The next epoch
+trains on the corrected labels. One model is trained, so the run costs about
+one fit plus a prediction an epoch.
+"""
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils import _safe_indexing, check_random_state
+from sklearn.utils.validation import check_consistent_length
+from tqdm.auto import tqdm
+
+from ._corrector import LabelCorrector
+from ._one_run import NET_MIN_CORRECTION_RATE, max_warm_up, plateau_epoch
+from ._out_of_fold import per_sample_params, proba_per_class
+from ._params import check_threshold_range, pass_params
+from ._refit_run import BINARY_SURE_RATIO
+from ._report import round_line
+from ._run import RunResult
+from ._validation import (
+    check_estimator_for_confidence,
+    check_finite_proba,
+    seed_unset_random_states,
+    validate_X,
+)
+
+
+def n_epochs(estimator, max_iter):
+    """The epochs of the run: the learner's own ``max_iter``, else PLC's."""
+    own = estimator.get_params(deep=False).get("max_iter")
+    return int(own) if own is not None else int(max_iter)
+
+
+class PartialFitRun:
+    """The one-run path of ``PLCClassifier`` for estimators with ``partial_fit``.
+
+    See :mod:`sklearn_plc._run` for the interface it shares with the other paths.
+
+    Parameters
+    ----------
+    plc : PLCClassifier
+        Its parameters are read; ``check_input`` validates X on it.
+    estimator : estimator object
+        A classifier with ``partial_fit`` and ``predict_proba``; cloned.
+    confidence : {"eval_pass"}
+        Where each epoch's probabilities come from.
+    """
+
+    def __init__(self, plc, estimator, confidence):
+        self.plc = plc
+        self.estimator = estimator
+        self.confidence = confidence
+
+    def check_input(self, X, encoded, classes, sample_weight, fit_params):
+        """Validate X and the fit parameters; return ``(X, fit_params)``."""
+        check_estimator_for_confidence(self.estimator, self.confidence)
+        check_threshold_range(self.plc.theta, self.plc.theta_end)
+        X = validate_X(self.plc, X, reset=True)
+        try:
+            check_consistent_length(X, encoded)
+        except ValueError as error:
+            raise ValueError(
+                f"X and y must have one label per sample. {error}"
+            ) from error
+        self.sample_weight = sample_weight
+        if sample_weight is not None:
+            fit_params = {"sample_weight": np.asarray(sample_weight), **fit_params}
+        return X, fit_params
+
+    def run(self, X, encoded, classes, fit_params, trusted):
+        """Train once, correcting after every epoch; return a :class:`RunResult`."""
+        plc = self.plc
+        rng = check_random_state(plc.random_state)
+        model = clone(self.estimator)
+        if plc.random_state is not None:
+            model = seed_unset_random_states(model, rng)
+        epochs = n_epochs(model, plc.max_iter)
+        correction = pass_params(plc)
+        if classes.shape[0] == 2:  # near the boundary a two-class flip is a coin toss
+            correction["theta_end"] = max(
+                plc.theta, min(plc.theta_end, BINARY_SURE_RATIO)
+            )
+        corrector = LabelCorrector(
+            encoded,
+            **correction,
+            min_correction_rate=(
+                NET_MIN_CORRECTION_RATE
+                if plc.min_correction_rate == "auto"
+                else plc.min_correction_rate
+            ),
+            warm_up=None if plc.warm_up == "auto" else plc.warm_up,
+            sample_weight=self.sample_weight,
+            fixed=trusted,
+        )
+        n_samples = encoded.shape[0]
+        latest_warm_up = max_warm_up(epochs)
+        agreement = []
+        with tqdm(
+            total=epochs, desc="PLC", unit="epoch", disable=not plc.verbose
+        ) as progress:
+            for _ in range(epochs):
+                order = rng.permutation(n_samples)
+                model.partial_fit(
+                    _safe_indexing(X, order),
+                    classes.take(corrector.labels[order]),
+                    classes=classes,
+                    **per_sample_params(fit_params, order, n_samples),
+                )
+                proba = proba_per_class(model, X, classes)
+                check_finite_proba(proba, corrector.n_rounds)
+                corrector.add_proba(proba)
+                agreement.append(
+                    float(np.mean(proba.argmax(axis=1) == corrector.labels))
+                )
+                if corrector.warm_up is None and (
+                    plateau_epoch(agreement) or corrector.n_rounds + 1 >= latest_warm_up
+                ):
+                    corrector.end_warm_up()
+                corrector.run_round()
+                last = corrector.history[-1]
+                if plc.verbose >= 2:
+                    progress.write(round_line(last, n_samples, refits=False))
+                progress.set_postfix(
+                    theta=f"{last['threshold']:.3g}",
+                    corrected=last["n_corrected"],
+                    changed=last["n_changed"],
+                )
+                progress.update()
+        return RunResult(
+            corrector=corrector,
+            termination="converged" if corrector.converged else "max_epochs",
+            estimator=model,
+            attributes={"warm_up_": corrector.warm_up},
+        )

@@ -1,0 +1,98 @@
+"""One training run of a partial_fit learner, corrected after every epoch."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression, SGDClassifier
+from sklearn.neural_network import MLPClassifier
+
+from sklearn_plc import PLCClassifier
+
+
+class CountingMLP(MLPClassifier):
+    """Counts its fit and partial_fit calls (shared by all clones)."""
+
+    calls = []
+
+    def fit(self, X, y):
+        type(self).calls.append("fit")
+        return super().fit(X, y)
+
+    def partial_fit(self, X, y, classes=None):
+        type(self).calls.append("partial_fit")
+        return super().partial_fit(X, y, classes=classes)
+
+
+def mlp(**params):
+    return MLPClassifier((32,), max_iter=40, random_state=0, **params)
+
+
+@pytest.fixture(autouse=True)
+def quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        yield
+
+
+def test_one_model_is_trained_with_one_partial_fit_call_per_epoch(noisy_blobs):
+    CountingMLP.calls = []
+    model = CountingMLP((32,), max_iter=25, random_state=0)
+    plc = PLCClassifier(model, confidence="eval_pass", random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert CountingMLP.calls == ["partial_fit"] * 25
+    assert plc.n_iter_ == 25 and len(plc.history_) == 25
+    assert plc.estimator_.t_ == 25 * len(noisy_blobs.y_noisy)  # samples seen
+
+
+def test_the_epochs_correct_labels_after_the_warm_up(noisy_blobs):
+    plc = PLCClassifier(mlp(), confidence="eval_pass", random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.warm_up_ >= 1
+    assert all(r["n_corrected"] == 0 for r in plc.history_[: plc.warm_up_])
+    assert plc.corrections_["sample"].size > 0
+    assert plc.termination_condition_ in ("converged", "max_epochs")
+
+
+def test_two_classes_are_relabelled_only_at_a_margin_of_one_half(noisy_blobs):
+    plc = PLCClassifier(mlp(), confidence="eval_pass", random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert max(r["threshold"] for r in plc.history_) <= 1 / 3
+
+
+def test_the_learner_sees_the_callers_labels(noisy_blobs):
+    names = np.array(["cat", "dog"])
+    plc = PLCClassifier(mlp(), confidence="eval_pass", random_state=0)
+    plc.fit(noisy_blobs.X, names[noisy_blobs.y_noisy])
+    np.testing.assert_array_equal(plc.estimator_.classes_, names)
+    assert set(plc.predict(noisy_blobs.X)) <= {"cat", "dog"}
+
+
+def test_sample_weight_reaches_every_partial_fit(noisy_blobs):
+    weights = np.ones(len(noisy_blobs.y_noisy))
+    weights[noisy_blobs.y_noisy == 1] = 0.0  # class 1 weightless: never predicted
+    model = SGDClassifier(loss="log_loss", max_iter=10, random_state=0)
+    plc = PLCClassifier(model, confidence="eval_pass", random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, sample_weight=weights)
+    assert (plc.predict(noisy_blobs.X) == 0).all()
+
+
+def test_same_random_state_gives_the_same_labels(noisy_blobs):
+    first = PLCClassifier(mlp(), confidence="eval_pass", random_state=3)
+    second = PLCClassifier(mlp(), confidence="eval_pass", random_state=3)
+    first.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    second.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    np.testing.assert_array_equal(first.labels_, second.labels_)
+
+
+def test_an_estimator_without_partial_fit_is_told_what_works(noisy_blobs):
+    plc = PLCClassifier(LogisticRegression(), confidence="eval_pass")
+    with pytest.raises(ValueError, match=r"partial_fit.*confidence='cv'"):
+        plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+
+
+def test_training_pass_is_for_nets_and_names_eval_pass(noisy_blobs):
+    plc = PLCClassifier(mlp(), confidence="training_pass")
+    with pytest.raises(ValueError, match="'eval_pass' for an estimator with"):
+        plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
