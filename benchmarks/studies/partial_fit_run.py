@@ -205,7 +205,10 @@ def summary(path):
                 continue
             gain = 100 * np.mean([r[m]["acc"] - r["std"] for r in rows])
             gains[m].append(gain)
-            costs[m] += [r[m]["fit_s"] / r["standard_s"] for r in rows]
+            # a variant run later carries its own Standard time
+            costs[m] += [
+                r[m]["fit_s"] / r[m].get("standard_s", r["standard_s"]) for r in rows
+            ]
             parts.append(f"{gain:+.1f}")
         print(f"| {' '.join(key)} | {std:.1f} | " + " | ".join(parts) + " |")
     for m in methods:
