@@ -191,6 +191,16 @@ def check_estimator_for_confidence(estimator, confidence):
                 f"{type(estimator).__name__} has none (a Pipeline has none "
                 f"either: scale the features first). Use confidence='cv'."
             )
+        if "max_iter" not in estimator.get_params(deep=False):
+            raise ValueError(
+                f"confidence='eval_pass' trains over epochs, each epoch a "
+                f"partial_fit call on every sample; {type(estimator).__name__} "
+                f"has no max_iter, so its partial_fit accumulates what it has "
+                f"seen (naive Bayes counts, for example) and would count every "
+                f"epoch, and every label before a correction, again. Use an "
+                f"iteratively trained learner (MLPClassifier, SGDClassifier) or "
+                f"confidence='cv'."
+            )
     elif confidence in NET_CONFIDENCES and not is_skorch_net(estimator):
         raise ValueError(
             f"confidence={confidence!r} records a neural network's outputs during "

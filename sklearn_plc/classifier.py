@@ -146,7 +146,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     max_iter : int >= 1, default=30
         Most rounds (passes) for a refit estimator; a net runs one pass per
         epoch for its ``max_epochs``, a ``partial_fit`` run for the
-        estimator's own ``max_iter`` (else this many epochs). Refit runs end
+        estimator's own ``max_iter``. Refit runs end
         well before 30 (a warning says when one does not).
 
     confidence : {"auto", "in_sample", "cv", "oob", "training_pass", \
@@ -160,10 +160,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``"training_pass"`` (nets): the outputs recorded during each epoch's
         training passes, at no extra cost. ``"eval_pass"``: one training run
         with a prediction of every sample after each epoch; for a net, or for
-        an estimator with ``partial_fit`` (``MLPClassifier``,
-        ``SGDClassifier``: an epoch is one ``partial_fit`` call on the samples
-        in a new order, for the estimator's own ``max_iter`` epochs, else
-        PLC's; in two classes it relabels only at a margin of 1/2). About two
+        an iteratively trained estimator with ``partial_fit`` and ``max_iter``
+        (``MLPClassifier``, ``SGDClassifier``: an epoch is one ``partial_fit``
+        call on the samples in a new order, for the estimator's ``max_iter``
+        epochs; in two classes it relabels only at a margin of 1/2). About two
         plain fits instead of a refit a round. ``"auto"``:
         ``"training_pass"`` for a net, else ``"cv"``, sound for every
         estimator (``confidence_``). Choose ``"oob"`` to halve the cost of a

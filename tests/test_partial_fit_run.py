@@ -92,6 +92,14 @@ def test_an_estimator_without_partial_fit_is_told_what_works(noisy_blobs):
         plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
 
 
+def test_a_learner_that_accumulates_counts_is_refused(noisy_blobs):
+    from sklearn.naive_bayes import GaussianNB
+
+    plc = PLCClassifier(GaussianNB(), confidence="eval_pass")
+    with pytest.raises(ValueError, match="accumulates what it has seen"):
+        plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+
+
 def test_training_pass_is_for_nets_and_names_eval_pass(noisy_blobs):
     plc = PLCClassifier(mlp(), confidence="training_pass")
     with pytest.raises(ValueError, match="'eval_pass' for an estimator with"):
