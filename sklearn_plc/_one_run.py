@@ -45,3 +45,19 @@ def plateau_epoch(
 def max_warm_up(epochs):
     """The latest epoch at which an automatic warm-up ends: half the epochs."""
     return max(1, int(epochs * AUTO_WARM_UP_MAX_FRACTION))
+
+
+def one_run_settings(min_correction_rate, warm_up):
+    """The corrector's ``min_correction_rate`` and ``warm_up`` for a one-run path.
+
+    ``"auto"`` means the authors' quiet pass for a pass per epoch, and a warm-up
+    that the run ends itself when the agreement levels off (None).
+    """
+    return {
+        "min_correction_rate": (
+            NET_MIN_CORRECTION_RATE
+            if min_correction_rate == "auto"
+            else min_correction_rate
+        ),
+        "warm_up": None if warm_up == "auto" else warm_up,
+    }

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_consistent_length
 from tqdm.auto import tqdm
 
 from ._corrector import LabelCorrector
-from ._one_run import NET_MIN_CORRECTION_RATE, max_warm_up, plateau_epoch
+from ._one_run import max_warm_up, one_run_settings, plateau_epoch
 from ._out_of_fold import per_sample_params, proba_per_class
 from ._params import check_threshold_range, pass_params
 from ._refit_run import BINARY_SURE_RATIO
@@ -87,12 +87,7 @@ class PartialFitRun:
         corrector = LabelCorrector(
             encoded,
             **correction,
-            min_correction_rate=(
-                NET_MIN_CORRECTION_RATE
-                if plc.min_correction_rate == "auto"
-                else plc.min_correction_rate
-            ),
-            warm_up=None if plc.warm_up == "auto" else plc.warm_up,
+            **one_run_settings(plc.min_correction_rate, plc.warm_up),
             sample_weight=self.sample_weight,
             fixed=trusted,
         )

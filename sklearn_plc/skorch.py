@@ -28,7 +28,7 @@ from skorch.dataset import Dataset as SkorchDataset
 from tqdm.auto import tqdm
 
 from ._corrector import LabelCorrector
-from ._one_run import NET_MIN_CORRECTION_RATE, max_warm_up, plateau_epoch
+from ._one_run import max_warm_up, one_run_settings, plateau_epoch
 from ._params import CORRECTION_CONSTRAINTS, validate_correction_params
 from ._report import round_line
 from ._skorch_batches import (
@@ -379,13 +379,8 @@ class PLCCallback(Callback):
             beta=self.beta,
             theta_end=self.theta_end,
             schedule=self.schedule,
-            min_correction_rate=(
-                NET_MIN_CORRECTION_RATE
-                if self.min_correction_rate == "auto"
-                else self.min_correction_rate
-            ),
-            # with "auto", the callback ends the warm-up (see on_epoch_end)
-            warm_up=None if self.warm_up == "auto" else self.warm_up,
+            # with warm_up="auto", the callback ends the warm-up (on_epoch_end)
+            **one_run_settings(self.min_correction_rate, self.warm_up),
             window=self.window,
             min_confidence=self.min_confidence,
             runner_up_ratio=self.runner_up_ratio,

@@ -201,3 +201,11 @@ def run_or_summarise(usage, run, summary):
         summary(*args)
     else:
         raise SystemExit(usage)
+
+
+def run_or_summarise_log(usage, run, summary):
+    """The command line of a one-set study: ``run OUT.json`` or ``summary LOG.json``."""
+    command, path = [*sys.argv[1:3], None, None][:2]
+    if command not in ("run", "summary") or path is None:
+        raise SystemExit(usage)
+    run(path) if command == "run" else summary(path)

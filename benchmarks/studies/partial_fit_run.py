@@ -29,7 +29,12 @@ import numpy as np
 from joblib import Parallel, delayed
 
 sys.path.insert(0, ".")
-from benchmarks.studies.common import dump_rows, load_rows, noisy_cell
+from benchmarks.studies.common import (
+    dump_rows,
+    load_rows,
+    noisy_cell,
+    run_or_summarise_log,
+)
 
 SEEDS = (100, 101, 102)
 BATCH = 200  # MLPClassifier's own batch size
@@ -223,7 +228,4 @@ def summary(path):
 
 
 if __name__ == "__main__":
-    command, path = sys.argv[1:3]
-    if command not in ("run", "summary"):
-        raise SystemExit(__doc__)
-    run(path) if command == "run" else summary(path)
+    run_or_summarise_log(__doc__, run, summary)

@@ -21,7 +21,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 sys.path.insert(0, ".")
-from benchmarks.studies.common import dump_rows, load_rows
+from benchmarks.studies.common import dump_rows, load_rows, run_or_summarise_log
 
 DATASETS = ("breast_cancer", "digits-flat", "hard-4", "many-20")
 NOISES = ("I-35", "III-35", "U30")
@@ -96,7 +96,4 @@ def summary(path):
 
 
 if __name__ == "__main__":
-    command, path = sys.argv[1:3]
-    if command not in ("run", "summary"):
-        raise SystemExit(__doc__)
-    run(path) if command == "run" else summary(path)
+    run_or_summarise_log(__doc__, run, summary)
