@@ -11,12 +11,11 @@ from sklearn.base import clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_consistent_length
 
-from ._params import check_threshold_range, pass_params
-from ._run import RunResult
-from ._validation import check_estimator_for_confidence
+from ._params import pass_params
+from ._run import RunPath, RunResult
 
 
-class NetRun:
+class NetRun(RunPath):
     """The one-run path of ``PLCClassifier`` for skorch nets.
 
     See :mod:`sklearn_plc._run` for the interface it shares with the refit path.
@@ -32,15 +31,9 @@ class NetRun:
         ``proba_source``).
     """
 
-    def __init__(self, plc, estimator, confidence):
-        self.plc = plc
-        self.estimator = estimator
-        self.confidence = confidence
-
     def check_input(self, X, encoded, classes, sample_weight, fit_params):
         """Validate the net, X and the fit parameters; return ``(X, fit_params)``."""
-        check_estimator_for_confidence(self.estimator, self.confidence)
-        check_threshold_range(self.plc.theta, self.plc.theta_end)
+        self.check_estimator()
         check_supported_net(self.estimator, len(classes))
         check_supported_input(X)
         if sample_weight is not None:

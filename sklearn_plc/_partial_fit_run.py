@@ -11,21 +11,20 @@ one fit plus a prediction an epoch.
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils import _safe_indexing, check_random_state
-from sklearn.utils.validation import check_consistent_length
 from tqdm.auto import tqdm
 
 from ._corrector import LabelCorrector
 from ._one_run import max_warm_up, one_run_settings, plateau_epoch
 from ._out_of_fold import per_sample_params, proba_per_class
-from ._params import check_threshold_range, pass_params
+from ._params import pass_params
 from ._refit_run import BINARY_SURE_RATIO
 from ._report import round_line
-from ._run import RunResult
+from ._run import RunPath, RunResult
 from ._validation import (
-    check_estimator_for_confidence,
     check_finite_proba,
+    check_sample_weight,
     seed_unset_random_states,
-    validate_X,
+    validate_rows,
 )
 
 
@@ -35,7 +34,7 @@ def n_epochs(estimator, max_iter):
     return int(own) if own is not None else int(max_iter)
 
 
-class PartialFitRun:
+class PartialFitRun(RunPath):
     """The one-run path of ``PLCClassifier`` for estimators with ``partial_fit``.
 
     See :mod:`sklearn_plc._run` for the interface it shares with the other paths.
@@ -50,25 +49,13 @@ class PartialFitRun:
         Where each epoch's probabilities come from.
     """
 
-    def __init__(self, plc, estimator, confidence):
-        self.plc = plc
-        self.estimator = estimator
-        self.confidence = confidence
-
     def check_input(self, X, encoded, classes, sample_weight, fit_params):
         """Validate X and the fit parameters; return ``(X, fit_params)``."""
-        check_estimator_for_confidence(self.estimator, self.confidence)
-        check_threshold_range(self.plc.theta, self.plc.theta_end)
-        X = validate_X(self.plc, X, reset=True)
-        try:
-            check_consistent_length(X, encoded)
-        except ValueError as error:
-            raise ValueError(
-                f"X and y must have one label per sample. {error}"
-            ) from error
-        self.sample_weight = sample_weight
-        if sample_weight is not None:
-            fit_params = {"sample_weight": np.asarray(sample_weight), **fit_params}
+        self.check_estimator()
+        X = validate_rows(self.plc, X, encoded)
+        self.sample_weight = check_sample_weight(sample_weight, encoded.shape[0])
+        if self.sample_weight is not None:
+            fit_params = {"sample_weight": self.sample_weight, **fit_params}
         return X, fit_params
 
     def run(self, X, encoded, classes, fit_params, trusted):

@@ -19,7 +19,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils.metadata_routing import process_routing
-from sklearn.utils.validation import check_consistent_length
 from tqdm.auto import tqdm
 
 from ._corrector import LabelCorrector
@@ -37,20 +36,19 @@ from ._out_of_fold import (
     proba_per_class,
 )
 from ._parallel import data_sent_once
-from ._params import check_threshold_range, pass_params
+from ._params import pass_params
 from ._report import round_line
-from ._run import RunResult
+from ._run import RunPath, RunResult
 from ._validation import (
     HELD_OUT_CONFIDENCES,
     check_cv_against_classes,
     check_cv_is_reusable,
-    check_estimator_for_confidence,
     check_finite_proba,
     check_groups,
     check_sample_weight,
     seed_unset_random_states,
     sets_warm_start,
-    validate_X,
+    validate_rows,
 )
 from .correction import WORSE_STANDARD_ERRORS
 
@@ -120,7 +118,7 @@ def keep_every_class(set_aside, labels):
     return set_aside
 
 
-class RefitRun:
+class RefitRun(RunPath):
     """The refit loop of ``PLCClassifier`` (see :mod:`sklearn_plc._run`).
 
     Parameters
@@ -135,9 +133,7 @@ class RefitRun:
     """
 
     def __init__(self, plc, estimator, confidence):
-        self.plc = plc
-        self.estimator = estimator
-        self.confidence = confidence
+        super().__init__(plc, estimator, confidence)
         # set by check_input, read by run
         self.groups = self.sample_weight = None
 
@@ -145,15 +141,8 @@ class RefitRun:
         """Validate X and the fit parameters; return ``(X, fit_params)``."""
         plc = self.plc
         check_cv_is_reusable(plc.cv)
-        X = validate_X(plc, X, reset=True)
-        try:
-            check_consistent_length(X, encoded)
-        except ValueError as error:
-            raise ValueError(
-                f"X and y must have one label per row of X. {error}"
-            ) from error
-        check_estimator_for_confidence(self.estimator, self.confidence)
-        check_threshold_range(plc.theta, plc.theta_end)
+        X = validate_rows(plc, X, encoded)
+        self.check_estimator()
         if self.confidence == "cv":
             check_cv_against_classes(plc.cv, classes.shape[0], encoded)
         self.sample_weight = check_sample_weight(sample_weight, encoded.shape[0])

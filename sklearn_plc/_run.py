@@ -18,6 +18,32 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._corrector import LabelCorrector
+from ._params import check_threshold_range
+from ._validation import check_estimator_for_confidence
+
+
+class RunPath:
+    """What the run paths share: the parameters they read and the first checks.
+
+    Parameters
+    ----------
+    plc : PLCClassifier
+        Its parameters are read; a path's ``check_input`` may validate X on it.
+    estimator : estimator object
+        The model to train; cloned, never fitted itself.
+    confidence : str
+        Where the probabilities of each pass come from.
+    """
+
+    def __init__(self, plc, estimator, confidence):
+        self.plc = plc
+        self.estimator = estimator
+        self.confidence = confidence
+
+    def check_estimator(self):
+        """Raise when the estimator or the schedule cannot run on this path."""
+        check_estimator_for_confidence(self.estimator, self.confidence)
+        check_threshold_range(self.plc.theta, self.plc.theta_end)
 
 
 @dataclass

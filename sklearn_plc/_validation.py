@@ -16,6 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _num_features,
     _num_samples,
+    check_consistent_length,
     column_or_1d,
     indexable,
     validate_data,
@@ -131,6 +132,18 @@ def check_trusted(trusted, n_samples):
             "the estimator on y directly."
         )
     return mask
+
+
+def validate_rows(plc, X, encoded):
+    """X validated on `plc` (``n_features_in_``), with one label per row."""
+    X = validate_X(plc, X, reset=True)
+    try:
+        check_consistent_length(X, encoded)
+    except ValueError as error:
+        raise ValueError(
+            f"X and y must have one label per row of X. {error}"
+        ) from error
+    return X
 
 
 def check_sample_weight(sample_weight, n_samples):
