@@ -208,17 +208,21 @@ class HeldOutJudge:
         self._last = record
         return float(agrees.mean())
 
+    def _last_gain(self):
+        """(gain, standard error) of the last judged refit over the first; or None."""
+        last, reference = self._last, self._reference
+        if last is reference:
+            return None
+        return agreement_gain(last["agrees"], reference["agrees"])
+
     def shows_harm(self, standard_errors):
         """Whether the last judged refit agrees clearly worse than the first.
 
         That is, its paired gain over the labels as given is below
         ``-standard_errors`` standard errors (False before a second refit).
         """
-        last, reference = self._last, self._reference
-        if last is reference:
-            return False
-        gain, standard_error = agreement_gain(last["agrees"], reference["agrees"])
-        return gain < -standard_errors * standard_error
+        evidence = self._last_gain()
+        return evidence is not None and evidence[0] < -standard_errors * evidence[1]
 
     def verdict(self, standard_errors):
         """The evidence for the last judged labels, and whether to undo them.
@@ -242,12 +246,13 @@ class HeldOutJudge:
             ``"undone"`` (the given labels are returned). None when nothing
             was judged after the first round.
         """
-        last, reference = self._last, self._reference
-        if last is reference:
+        evidence = self._last_gain()
+        if evidence is None:
             return None
-        gain, standard_error = agreement_gain(last["agrees"], reference["agrees"])
-        undone = standard_errors is not None and (
-            gain < -standard_errors * standard_error
+        gain, standard_error = evidence
+        last, reference = self._last, self._reference
+        undone = (
+            standard_errors is not None and gain < -standard_errors * standard_error
         )
         return {
             "round": last["round"],

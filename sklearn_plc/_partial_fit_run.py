@@ -17,7 +17,7 @@ from ._corrector import LabelCorrector
 from ._one_run import max_warm_up, one_run_settings, plateau_epoch
 from ._out_of_fold import per_sample_params, proba_per_class
 from ._params import pass_params
-from ._refit_run import BINARY_SURE_RATIO
+from ._refit_run import BINARY_SURE_RATIO, sure_theta_end
 from ._report import round_line
 from ._run import RunPath, RunResult
 from ._validation import (
@@ -28,10 +28,9 @@ from ._validation import (
 )
 
 
-def n_epochs(estimator, max_iter):
-    """The epochs of the run: the learner's own ``max_iter``, else PLC's."""
-    own = estimator.get_params(deep=False).get("max_iter")
-    return int(own) if own is not None else int(max_iter)
+def n_epochs(estimator):
+    """The epochs of the run: the learner's own ``max_iter`` (checked present)."""
+    return int(estimator.get_params(deep=False)["max_iter"])
 
 
 class PartialFitRun(RunPath):
@@ -65,11 +64,11 @@ class PartialFitRun(RunPath):
         model = clone(self.estimator)
         if plc.random_state is not None:
             model = seed_unset_random_states(model, rng)
-        epochs = n_epochs(model, plc.max_iter)
+        epochs = n_epochs(model)
         correction = pass_params(plc)
         if classes.shape[0] == 2:  # near the boundary a two-class flip is a coin toss
-            correction["theta_end"] = max(
-                plc.theta, min(plc.theta_end, BINARY_SURE_RATIO)
+            correction["theta_end"] = sure_theta_end(
+                plc.theta, plc.theta_end, BINARY_SURE_RATIO
             )
         corrector = LabelCorrector(
             encoded,

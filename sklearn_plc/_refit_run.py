@@ -68,11 +68,6 @@ REFIT_MIN_CORRECTION_RATE = 0.05
 # pass may change (``min_correction_rate``); fewer are examined again, with the
 # threshold raised, on the same probabilities, which so few changes barely move.
 REFIT_AFTER_QUIET_CHANGES = False
-# At most this many refits after the first round's fit (None: no limit); the
-# rounds after the last refit read its probabilities at rising thresholds. A
-# study's setting: 1 or 2 lost on dev or unseen (Development record, "Fewer
-# refits, tried").
-MAX_REFITS = None
 # A judged refit that agrees worse than the labels as given by this many
 # standard errors (twice the undo's bar) stops the run at once, and the labels
 # are kept, instead of running on and undoing at the end; None: judge at the end.
@@ -102,6 +97,11 @@ def make_splits(cv, X, encoded, rng, groups, train=None):
         None if groups is None else np.asarray(groups)[train],
     )
     return [(train[fit], train[test]) for fit, test in folds]
+
+
+def sure_theta_end(theta, theta_end, sure_ratio):
+    """``theta_end`` capped at `sure_ratio`, never below ``theta``."""
+    return max(theta, min(theta_end, sure_ratio))
 
 
 def keep_every_class(set_aside, labels):
@@ -199,7 +199,7 @@ class RefitRun(RunPath):
         correction = pass_params(plc)
         if held_out and plc.contested == "set_aside":
             sure = BINARY_SURE_RATIO if n_classes == 2 else SURE_RATIO
-            correction["theta_end"] = max(plc.theta, min(plc.theta_end, sure))
+            correction["theta_end"] = sure_theta_end(plc.theta, plc.theta_end, sure)
         corrector = LabelCorrector(
             encoded,
             **correction,
@@ -358,7 +358,6 @@ class RefitRun(RunPath):
             validation=validation,
         )
         fitted_labels = None
-        n_fits = 0
         stopped = "max_iter"
         n_samples = corrector.labels.shape[0]
         quiet_changes = (
@@ -376,8 +375,7 @@ class RefitRun(RunPath):
                     or fitted_labels is None
                     or np.count_nonzero(fitted_labels != corrector.labels)
                     > quiet_changes
-                ) and (MAX_REFITS is None or n_fits <= MAX_REFITS)
-                n_fits += refit
+                )
                 agreement = None
                 if refit:
                     progress.set_postfix_str(f"round {round_index}: fitting")

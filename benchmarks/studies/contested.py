@@ -64,7 +64,8 @@ VARIANTS = {
     # set aside at most the round-0 confident-learning estimate of the wrong
     # labels less those relabelled, least likely labels first (_cap_set_aside)
     "aside-capped": {"contested": "set_aside"},
-    # the default loop with at most 1 or 2 refits after round 0 (MAX_REFITS)
+    # the default loop with at most 1 or 2 refits after round 0 (MAX_REFITS:
+    # apply contested_refits.patch to the library first)
     "keep-refits1": {"contested": "keep"},
     "keep-refits2": {"contested": "keep"},
     # the default loop with 2 folds: each round's fold fits cost one full fit
@@ -187,6 +188,13 @@ def run_job(dataset, model, noise, seed, variants):
             if variant == "aside-capped":
                 restore = _cap_set_aside()
             if variant.startswith("keep-refits"):
+                import sklearn_plc._refit_run as refit_run
+
+                if not hasattr(refit_run, "MAX_REFITS"):
+                    raise SystemExit(
+                        "keep-refits* needs the study hook: git apply "
+                        "benchmarks/studies/contested_refits.patch"
+                    )
                 limit = int(variant.removeprefix("keep-refits"))
                 restore = _patch_refit_run({"MAX_REFITS": limit})
             if variant.endswith("-fast"):
