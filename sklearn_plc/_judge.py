@@ -127,10 +127,11 @@ def memorisation_evidence(encoded, held_out_proba, in_sample, left_out=None):
     held_out_proba : ndarray of shape (n_samples, n_classes)
         Out-of-fold (or out-of-bag) probabilities on the given labels.
     in_sample : ndarray of shape (n_samples, n_classes)
-        Probabilities of a model fitted on all samples with the given labels
-        (but the `left_out` samples), on those samples.
+        Probabilities from models fitted on the given labels, each row from a
+        model that trained on that sample (out of fold: the fold models'; out
+        of bag: the ensemble's); NaN rows are not measured.
     left_out : ndarray of int or None
-        Samples not measured (the set-aside, which the model did not see).
+        Samples not measured (the set-aside, which no model saw).
 
     Returns
     -------
@@ -139,9 +140,8 @@ def memorisation_evidence(encoded, held_out_proba, in_sample, left_out=None):
         (:func:`~sklearn_plc.correction.memorisation_rate`) and its
         ``"standard_error"`` over samples.
     """
-    measured = slice(None)
+    measured = ~np.isnan(in_sample).any(axis=1)
     if left_out is not None:
-        measured = np.ones(encoded.shape[0], dtype=bool)
         measured[left_out] = False
     encoded = encoded[measured]
     in_sample_agrees = in_sample[measured].argmax(axis=1) == encoded

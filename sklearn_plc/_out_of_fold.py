@@ -94,11 +94,12 @@ def per_sample_params(params, indices, n_samples):
     }
 
 
-def _fold_proba(estimator, X, labels, train, test, classes, fit_params):
+def _fold_proba(estimator, X, labels, train, predicted, classes, fit_params):
+    """Fit a clone on the `train` samples; return its probabilities on `predicted`."""
     train_labels = labels[train]
     present = np.unique(train_labels)
     if present.shape[0] == 1:
-        proba = np.zeros((test.shape[0], classes.shape[0]))
+        proba = np.zeros((predicted.shape[0], classes.shape[0]))
         proba[:, present[0]] = 1.0
         return proba
     model = fit_on_indices(
@@ -108,13 +109,7 @@ def _fold_proba(estimator, X, labels, train, test, classes, fit_params):
         classes,
         per_sample_params(fit_params, train, labels.shape[0]),
     )
-    return proba_per_class(model, _safe_indexing(X, test), classes)
-
-
-def fit_predict_all(estimator, X, labels, classes, fit_params):
-    """Fit a clone of `estimator` on every sample; return it and its in-sample proba."""
-    model = fit_on_indices(clone(estimator), X, labels, classes, fit_params)
-    return model, proba_per_class(model, X, classes)
+    return proba_per_class(model, _safe_indexing(X, predicted), classes)
 
 
 def out_of_fold_proba(
@@ -126,7 +121,7 @@ def out_of_fold_proba(
     *,
     fit_params,
     n_jobs,
-    fit_on_all=False,
+    in_sample=False,
     validation=None,
 ):
     """Probabilities of every sample from a model that did not train on it.
@@ -147,10 +142,10 @@ def out_of_fold_proba(
         Passed to each fold's ``fit``; per-sample values are indexed.
     n_jobs : int or None
         Folds fitted in parallel.
-    fit_on_all : bool, default=False
-        Also fit a model on every sample (:func:`fit_predict_all`), in the same
-        parallel batch as the folds (first, as the longest job), so that it
-        runs beside them instead of after them.
+    in_sample : bool, default=False
+        Also return in-sample probabilities, at no extra fit: each fold's
+        model predicts the next fold's test samples that it trained on, so a
+        sample is predicted once by a model that saw its label.
     validation : ndarray of int or None, default=None
         Samples that no fold trains on: each fold's model also predicts them,
         and their probabilities are the mean over the folds.
@@ -158,46 +153,56 @@ def out_of_fold_proba(
     Returns
     -------
     proba : ndarray of shape (n_samples, n_classes)
-    on_all : (model, in-sample proba) or None
-        With `fit_on_all`, the model fitted on every sample and its
-        probabilities on them; otherwise None.
+    in_sample_proba : ndarray of shape (n_samples, n_classes) or None
+        With `in_sample`, the in-sample probabilities, NaN in the rows that no
+        fold's model trained on (`validation`, or rows outside the previous
+        fold's training part when the folds are not complements); else None.
     """
-    jobs = [
+    n_samples = labels.shape[0]
+    extra = np.empty(0, np.intp) if validation is None else np.asarray(validation)
+    # per fold: the next fold's test samples that this fold's model trained on
+    seen = [
+        np.intersect1d(splits[(index + 1) % len(splits)][1], train)
+        if in_sample
+        else np.empty(0, np.intp)
+        for index, (train, _) in enumerate(splits)
+    ]
+    fold_probas = Parallel(n_jobs=n_jobs)(
         delayed(_fold_proba)(
             estimator,
             X,
             labels,
             train,
-            test if validation is None else np.concatenate([test, validation]),
+            np.concatenate([test, extra, rows]),
             classes,
             fit_params,
         )
-        for train, test in splits
-    ]
-    if fit_on_all:
-        jobs.insert(
-            0, delayed(fit_predict_all)(estimator, X, labels, classes, fit_params)
-        )
-    results = Parallel(n_jobs=n_jobs)(jobs)
-    on_all = results.pop(0) if fit_on_all else None
-    fold_probas = results
+        for (train, test), rows in zip(splits, seen, strict=True)
+    )
     dtype = np.result_type(*fold_probas)
-    proba = np.empty((labels.shape[0], classes.shape[0]), dtype=dtype)
-    covered = np.zeros(labels.shape[0], dtype=bool)
+    proba = np.empty((n_samples, classes.shape[0]), dtype=dtype)
+    covered = np.zeros(n_samples, dtype=bool)
     if validation is not None:
         proba[validation] = 0
         covered[validation] = True
-    for (_, test), fold in zip(splits, fold_probas, strict=True):
-        proba[test] = fold[: test.shape[0]]
+    in_sample_proba = None
+    if in_sample:
+        in_sample_proba = np.full((n_samples, classes.shape[0]), np.nan)
+    n_extra = extra.shape[0]
+    for (_, test), rows, fold in zip(splits, seen, fold_probas, strict=True):
+        n_test = test.shape[0]
+        proba[test] = fold[:n_test]
         covered[test] = True
         if validation is not None:
-            proba[validation] += fold[test.shape[0] :] / len(fold_probas)
+            proba[validation] += fold[n_test : n_test + n_extra] / len(fold_probas)
+        if in_sample:
+            in_sample_proba[rows] = fold[n_test + n_extra :]
     if not covered.all():
         raise ValueError(
             "The cross-validation folds must put every sample in a test fold once "
             "(a partition, like KFold); use such a splitter for cv."
         )
-    return proba, on_all
+    return proba, in_sample_proba
 
 
 def supports_out_of_bag(estimator):

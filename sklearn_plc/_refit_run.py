@@ -280,37 +280,37 @@ class RefitRun(RunPath):
             return model
         return None
 
-    def _round_proba(
-        self, model, X, labels, splits, fit_params, fit_on_all, validation
-    ):
+    def _round_proba(self, model, X, labels, splits, fit_params, in_sample, validation):
         """Fit for one round; return probabilities with one column per class.
 
         With ``splits`` the probabilities are out-of-fold (`model` is cloned per
-        fold and left unfitted), and with `fit_on_all` a model fitted on all
-        samples, with its in-sample probabilities, comes back too (fitted beside
-        the folds). Out of bag, they come from a clone of `model` fitted on all
-        samples, which comes back (with its in-sample probabilities if
-        `fit_on_all`). Otherwise `model` is fitted on all samples and predicts
-        them. `validation` samples are predicted by models that did not train
-        on them.
+        fold and left unfitted). Out of bag, they come from a clone of `model`
+        fitted on all samples, which comes back. Otherwise `model` is fitted on
+        all samples and predicts them. `validation` samples are predicted by
+        models that did not train on them.
 
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
-        on_all : (model, in-sample proba or None) or None
+        in_sample_proba : ndarray of shape (n_samples, n_classes) or None
+            With `in_sample`, each sample's probabilities from a model that
+            trained on it (NaN where none did; see ``out_of_fold_proba``).
+        model_on_all : estimator or None
+            The out-of-bag ensemble, fitted on all samples but `validation`.
         """
         if self.confidence == "oob":
-            return out_of_bag_proba(
+            proba, (ensemble, in_sample_proba) = out_of_bag_proba(
                 model,
                 X,
                 labels,
                 self.classes,
                 fit_params=fit_params,
-                in_sample=fit_on_all,
+                in_sample=in_sample,
                 validation=validation,
             )
+            return proba, in_sample_proba, ensemble
         if splits is not None:
-            return out_of_fold_proba(
+            proba, in_sample_proba = out_of_fold_proba(
                 model,
                 X,
                 labels,
@@ -318,11 +318,12 @@ class RefitRun(RunPath):
                 self.classes,
                 fit_params=fit_params,
                 n_jobs=self.plc.n_jobs,
-                fit_on_all=fit_on_all,
+                in_sample=in_sample,
                 validation=validation,
             )
+            return proba, in_sample_proba, None
         fit_on_indices(model, X, labels, self.classes, fit_params)
-        return proba_per_class(model, X, self.classes), None
+        return proba_per_class(model, X, self.classes), None, None
 
     def _loop(self, corrector, judge, estimator, X, splits, fit_params, validation):
         """The rounds: one model (or set of fold models) per round.
@@ -335,10 +336,10 @@ class RefitRun(RunPath):
         worse than the labels as given by ``DECIDE_EARLY`` standard errors ends
         the loop (the corrections are then undone).
 
-        Sets ``self.model`` (a model fitted on all samples: the last in-sample
-        or out-of-bag model, or the model on the labels as given, out of fold;
-        None if there is none), ``self.model_labels`` (the labels it was fitted
-        on) and ``self.memorisation`` (the memorisation test's evidence).
+        Sets ``self.model`` (the last in-sample or out-of-bag model; None out
+        of fold, where only fold models are fitted), ``self.model_labels`` (the
+        labels it was fitted on) and ``self.memorisation`` (the memorisation
+        test's evidence).
 
         Returns
         -------
@@ -428,10 +429,10 @@ class RefitRun(RunPath):
         """Fit this round's model(s) on `labels` (a copy of the current labels).
 
         With held-out confidence and ``min_memorisation > 0``, the first round
-        also fits the model on the labels as given (beside the folds, in the
-        same parallel batch; out of bag, it is the round's own model) and takes
-        the memorisation test. Out of bag, every round's model is fitted on all
-        samples and is kept as the last model; in sample, the round's model is.
+        also takes the memorisation test, at no extra fit: each fold's model
+        (out of bag, the ensemble) also predicts samples it trained on. Out of
+        bag, every round's model is fitted on all samples and is kept as the
+        last model; in sample, the round's model is.
 
         Returns
         -------
@@ -445,7 +446,7 @@ class RefitRun(RunPath):
         if in_sample and not self.continuing:
             self.model = clone(estimator)
         measure = not in_sample and round_index == 0 and self.plc.min_memorisation > 0
-        proba, on_all = self._round_proba(
+        proba, in_sample_proba, model_on_all = self._round_proba(
             self.model if in_sample else estimator,
             X,
             labels,
@@ -457,18 +458,15 @@ class RefitRun(RunPath):
         check_finite_proba(proba, round_index)
         agreement = None if in_sample else judge.judge(proba, corrector.n_rounds)
         corrector.add_proba(proba)
-        # out of bag, the round's ensemble leaves the validation samples out
-        left_out = validation if self.confidence == "oob" else None
         if in_sample:
             self.model_labels = labels
-        elif measure:
-            self.model, in_sample_proba_given = on_all
-            self.memorisation = memorisation_evidence(
-                corrector.initial_labels, proba, in_sample_proba_given, left_out
-            )
-            self.model_labels = corrector.initial_labels if left_out is None else None
-            return agreement, memorises(self.memorisation, self.plc.min_memorisation)
         elif self.confidence == "oob":
-            self.model = on_all[0]
-            self.model_labels = labels if left_out is None else None
+            # the round's ensemble leaves the validation samples out
+            self.model = model_on_all
+            self.model_labels = labels if validation is None else None
+        if measure:
+            self.memorisation = memorisation_evidence(
+                corrector.initial_labels, proba, in_sample_proba, validation
+            )
+            return agreement, memorises(self.memorisation, self.plc.min_memorisation)
         return agreement, True

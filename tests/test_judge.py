@@ -83,6 +83,15 @@ def test_memorisation_is_not_measured_on_the_left_out_samples():
     assert evidence["out_of_fold_agreement"] == 1.0
 
 
+def test_memorisation_is_not_measured_where_no_model_trained_on_the_sample():
+    held_out = np.eye(2)[GIVEN].copy()
+    held_out[:4] = np.eye(2)[1 - GIVEN[:4]]  # contradicted, but never seen
+    in_sample = np.eye(2)[GIVEN].copy()
+    in_sample[:4] = np.nan
+    evidence = memorisation_evidence(GIVEN, held_out, in_sample)
+    assert evidence["out_of_fold_agreement"] == 1.0
+
+
 def test_a_model_that_fits_none_of_what_it_contradicts_does_not_memorise():
     held_out = np.eye(2)[1 - GIVEN]
     evidence = memorisation_evidence(GIVEN, held_out, held_out)

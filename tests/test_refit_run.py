@@ -60,7 +60,7 @@ def test_labels_are_kept_when_the_model_does_not_memorise(noisy_blobs):
     assert (plc.corrected_iter_ == -1).all()
 
 
-def test_kept_labels_reuse_the_model_fitted_on_them(noisy_blobs):
+def test_kept_labels_give_the_model_fitted_on_them(noisy_blobs):
     plc = PLCClassifier(LogisticRegression(max_iter=1000), random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     direct = LogisticRegression(max_iter=1000).fit(noisy_blobs.X, noisy_blobs.y_noisy)
@@ -135,6 +135,31 @@ def test_samples_without_an_out_of_bag_estimate_get_uniform_probabilities(
     assert 0.5 < uniform.mean() < 0.8  # one member trains on about 63% of them
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     assert in_sample is None and model.oob_score
+
+
+def test_each_fold_model_predicts_in_sample_the_next_folds_samples(noisy_blobs):
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from sklearn_plc._out_of_fold import out_of_fold_proba
+
+    X, labels = noisy_blobs.X, noisy_blobs.y_noisy
+    validation = np.arange(20)
+    train = np.arange(20, len(X))
+    splits = [(train[fit], train[test]) for fit, test in KFold(3).split(train)]
+    proba, in_sample = out_of_fold_proba(
+        KNeighborsClassifier(1),  # predicts the label of every sample it saw
+        X,
+        labels,
+        splits,
+        np.arange(2),
+        fit_params={},
+        n_jobs=None,
+        in_sample=True,
+        validation=validation,
+    )
+    assert np.isnan(in_sample[validation]).all()
+    np.testing.assert_array_equal(in_sample[train].argmax(axis=1), labels[train])
+    assert (proba[train].argmax(axis=1) != labels[train]).any()
 
 
 def test_min_memorisation_zero_corrects_whatever_the_model(noisy_blobs):
@@ -225,6 +250,18 @@ def test_no_correcting_model_trains_on_the_validation_samples(noisy_blobs, confi
     assert len(on_all) <= 2  # the memorisation test's model (cv), the final model
     assert len(others) >= plc.n_iter_ and plc.history_[0]["n_corrected"] > 0
     assert not any(np.isin(validation, rows).any() for rows in others)
+
+
+def test_the_memorisation_test_fits_no_model_beside_the_folds(noisy_blobs):
+    RowRecordingForest.seen_rows = []
+    forest = RowRecordingForest(n_estimators=20, random_state=0)
+    plc = PLCClassifier(forest, cv=3, random_state=0)
+    plc.fit(with_row_ids(noisy_blobs.X), noisy_blobs.y_noisy)
+    assert plc.termination_condition_ == "converged"
+    n_refits = sum(record["refit"] for record in plc.history_)
+    sizes = [rows.size for rows in RowRecordingForest.seen_rows]
+    assert sizes.count(len(noisy_blobs.X)) == 1  # the final fit alone
+    assert len(sizes) == 3 * n_refits + 1
 
 
 def test_the_validation_samples_alone_judge_the_labels(noisy_blobs):
