@@ -5,11 +5,18 @@ order (the learner's own mini-batches); every sample is then predicted by the
 model as it stands, and a correction pass reads those probabilities, averaged
 over the last ``window`` epochs, as for a net's ``eval_pass``. The next epoch
 trains on the corrected labels. One model is trained, so the run costs about
-one fit plus a prediction an epoch.
+one fit plus a prediction an epoch. In a Pipeline, the steps before the learner
+are fitted once, on the labels as given, and the learner trains on their output.
+
+The run ends as the learner's own ``fit`` would, once the labels have settled:
+when a pass at ``theta_end`` is quiet and the loss on the current labels has not
+improved by the learner's ``tol`` for its ``n_iter_no_change`` epochs; at the
+latest after its ``max_iter`` epochs.
 """
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.pipeline import Pipeline
 from sklearn.utils import _safe_indexing, check_random_state
 from tqdm.auto import tqdm
 
@@ -23,14 +30,80 @@ from ._run import RunPath, RunResult
 from ._validation import (
     check_finite_proba,
     check_sample_weight,
+    incremental_learner,
     seed_unset_random_states,
     validate_rows,
 )
+from .correction import is_quiet_pass
+
+# the learner's stopping rule where it has none of its own (MLPClassifier's)
+DEFAULT_TOL = 1e-4
+DEFAULT_N_ITER_NO_CHANGE = 10
 
 
 def n_epochs(estimator):
     """The epochs of the run: the learner's own ``max_iter`` (checked present)."""
-    return int(estimator.get_params(deep=False)["max_iter"])
+    return int(incremental_learner(estimator).get_params(deep=False)["max_iter"])
+
+
+def stopping_rule(estimator):
+    """The learner's ``(tol, n_iter_no_change)``; tol None: no early stop."""
+    params = incremental_learner(estimator).get_params(deep=False)
+    return (
+        params.get("tol", DEFAULT_TOL),
+        int(params.get("n_iter_no_change", DEFAULT_N_ITER_NO_CHANGE)),
+    )
+
+
+def stopped_improving(losses, tol, n_iter_no_change):
+    """Whether the last `n_iter_no_change` losses each failed to improve by `tol`.
+
+    The rule of scikit-learn's iterative learners: an epoch improves when its
+    loss is below the best loss before it less `tol`.
+
+    Examples
+    --------
+    >>> stopped_improving([1.0, 0.5, 0.49999, 0.5], tol=1e-3, n_iter_no_change=2)
+    True
+    >>> stopped_improving([1.0, 0.5, 0.4, 0.39], tol=1e-3, n_iter_no_change=2)
+    False
+    """
+    if tol is None or len(losses) <= n_iter_no_change:
+        return False
+    best = min(losses[:-n_iter_no_change])
+    for loss in losses[-n_iter_no_change:]:
+        if loss < best - tol:
+            return False
+        best = min(best, loss)
+    return True
+
+
+def log_loss_on(proba, labels, sample_weight=None):
+    """Mean log loss of `proba` on the class indices `labels`."""
+    likelihood = np.clip(proba[np.arange(labels.shape[0]), labels], 1e-15, None)
+    return float(np.average(-np.log(likelihood), weights=sample_weight))
+
+
+def split_fit_params(estimator, fit_params):
+    """``(transformer params, learner params)``: a Pipeline's are ``step__param``.
+
+    The learner's are those of the last step (prefix removed) and any without
+    a step prefix (``sample_weight``); the others go to the steps before it.
+    """
+    if not isinstance(estimator, Pipeline):
+        return {}, dict(fit_params)
+    last = estimator.steps[-1][0]
+    step_names = {name for name, _ in estimator.steps}
+    transformers, learner = {}, {}
+    for key, value in fit_params.items():
+        step, _, param = key.partition("__")
+        if step == last and param:
+            learner[param] = value
+        elif step in step_names and param:
+            transformers[key] = value
+        else:
+            learner[key] = value
+    return transformers, learner
 
 
 class PartialFitRun(RunPath):
@@ -64,7 +137,12 @@ class PartialFitRun(RunPath):
         model = clone(self.estimator)
         if plc.random_state is not None:
             model = seed_unset_random_states(model, rng)
+        learner = incremental_learner(model)
+        transformer_params, fit_params = split_fit_params(model, fit_params)
+        if learner is not model:  # the steps before the learner, fitted once
+            X = model[:-1].fit_transform(X, classes[encoded], **transformer_params)
         epochs = n_epochs(model)
+        tol, n_iter_no_change = stopping_rule(model)
         correction = pass_params(plc)
         if classes.shape[0] == 2:  # near the boundary a two-class flip is a coin toss
             correction["theta_end"] = sure_theta_end(
@@ -80,29 +158,36 @@ class PartialFitRun(RunPath):
         n_samples = encoded.shape[0]
         latest_warm_up = max_warm_up(epochs)
         agreement = []
+        losses = []  # on the current labels, since a pass last moved them
+        termination = "max_epochs"
         with tqdm(
             total=epochs, desc="PLC", unit="epoch", disable=not plc.verbose
         ) as progress:
             for _ in range(epochs):
                 order = rng.permutation(n_samples)
-                model.partial_fit(
+                learner.partial_fit(
                     _safe_indexing(X, order),
                     classes.take(corrector.labels[order]),
                     classes=classes,
                     **per_sample_params(fit_params, order, n_samples),
                 )
-                proba = proba_per_class(model, X, classes)
+                proba = proba_per_class(learner, X, classes)
                 check_finite_proba(proba, corrector.n_rounds)
                 corrector.add_proba(proba)
                 agreement.append(
                     float(np.mean(proba.argmax(axis=1) == corrector.labels))
                 )
+                losses.append(log_loss_on(proba, corrector.labels, self.sample_weight))
                 if corrector.warm_up is None and (
                     plateau_epoch(agreement) or corrector.n_rounds + 1 >= latest_warm_up
                 ):
                     corrector.end_warm_up()
                 corrector.run_round()
                 last = corrector.history[-1]
+                if not is_quiet_pass(
+                    last["n_corrected"], n_samples, corrector.min_correction_rate
+                ):
+                    losses = []  # the labels moved: a new loss curve
                 if plc.verbose >= 2:
                     progress.write(round_line(last, n_samples, refits=False))
                 progress.set_postfix(
@@ -111,9 +196,14 @@ class PartialFitRun(RunPath):
                     changed=last["n_changed"],
                 )
                 progress.update()
+                if corrector.converged and stopped_improving(
+                    losses, tol, n_iter_no_change
+                ):
+                    termination = "converged"
+                    break
         return RunResult(
             corrector=corrector,
-            termination="converged" if corrector.converged else "max_epochs",
+            termination=termination,
             estimator=model,
             attributes={"warm_up_": corrector.warm_up},
         )

@@ -77,8 +77,7 @@ def outcome_line(plc, n_changed):
         f"{plc.theta_:.3g} changed almost nothing",
         "max_iter": f"stopped at max_iter={plc.max_iter} rounds with the labels "
         f"still moving (threshold {plc.theta_:.3g})",
-        "max_epochs": f"ran the net's max_epochs ({rounds}, threshold "
-        f"{plc.theta_:.3g})",
+        "max_epochs": f"ran all its epochs ({rounds}, threshold {plc.theta_:.3g})",
         "interrupted": f"the net stopped early after {rounds} (threshold "
         f"{plc.theta_:.3g})",
     }[condition]

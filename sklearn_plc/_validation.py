@@ -12,6 +12,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import is_regressor
 from sklearn.model_selection import StratifiedKFold
+from sklearn.pipeline import Pipeline
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _num_features,
@@ -33,6 +34,13 @@ def is_skorch_net(estimator):
     """Whether `estimator` is a skorch net; never imports torch or skorch."""
     skorch = sys.modules.get("skorch")  # a net can only exist once skorch is loaded
     return skorch is not None and isinstance(estimator, skorch.NeuralNet)
+
+
+def incremental_learner(estimator):
+    """The model that ``partial_fit`` trains: a Pipeline's last step, or `estimator`."""
+    if isinstance(estimator, Pipeline):
+        return estimator.steps[-1][1]
+    return estimator
 
 
 def _is_missing(value):
@@ -196,18 +204,19 @@ def check_estimator_for_confidence(estimator, confidence):
             "wrap it in sklearn.calibration.CalibratedClassifierCV."
         )
     if confidence == "eval_pass" and not is_skorch_net(estimator):
-        if not hasattr(estimator, "partial_fit"):
+        learner = incremental_learner(estimator)
+        if not hasattr(learner, "partial_fit"):
             raise ValueError(
                 f"confidence='eval_pass' trains one model and corrects after "
                 f"every epoch, so it needs a skorch net or an estimator with "
-                f"partial_fit (e.g. MLPClassifier, SGDClassifier); "
-                f"{type(estimator).__name__} has none (a Pipeline has none "
-                f"either: scale the features first). Use confidence='cv'."
+                f"partial_fit (e.g. MLPClassifier, SGDClassifier), alone or as "
+                f"a Pipeline's last step; {type(learner).__name__} has none. "
+                f"Use confidence='cv'."
             )
-        if "max_iter" not in estimator.get_params(deep=False):
+        if "max_iter" not in learner.get_params(deep=False):
             raise ValueError(
                 f"confidence='eval_pass' trains over epochs, each epoch a "
-                f"partial_fit call on every sample; {type(estimator).__name__} "
+                f"partial_fit call on every sample; {type(learner).__name__} "
                 f"has no max_iter, so its partial_fit accumulates what it has "
                 f"seen (naive Bayes counts, for example) and would count every "
                 f"epoch, and every label before a correction, again. Use an "

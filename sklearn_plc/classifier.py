@@ -145,7 +145,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     max_iter : int >= 1, default=30
         Most rounds (passes) for a refit estimator; a net runs one pass per
-        epoch for its ``max_epochs``, a ``partial_fit`` run for the
+        epoch for its ``max_epochs``, a ``partial_fit`` run for at most the
         estimator's own ``max_iter``. Refit runs end
         well before 30 (a warning says when one does not).
 
@@ -160,11 +160,13 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``"training_pass"`` (nets): the outputs recorded during each epoch's
         training passes, at no extra cost. ``"eval_pass"``: one training run
         with a prediction of every sample after each epoch; for a net, or for
-        an iteratively trained estimator with ``partial_fit`` and ``max_iter``
-        (``MLPClassifier``, ``SGDClassifier``: an epoch is one ``partial_fit``
-        call on the samples in a new order, for the estimator's ``max_iter``
-        epochs; in two classes it relabels only at a margin of 1/2). About two
-        plain fits instead of a refit a round. ``"auto"``:
+        an iteratively trained estimator with ``partial_fit`` and ``max_iter``,
+        alone or last in a Pipeline (an epoch is one ``partial_fit`` call on
+        the samples in a new order; the run ends as the learner's ``fit``
+        would once the labels settle, at most after its ``max_iter`` epochs;
+        in two classes it relabels only at a margin of 1/2). About two plain
+        fits instead of a refit a round; for learners that memorise their
+        labels (``MLPClassifier``), not linear ones. ``"auto"``:
         ``"training_pass"`` for a net, else ``"cv"``, sound for every
         estimator (``confidence_``). Choose ``"oob"`` to halve the cost of a
         large forest.
@@ -313,13 +315,15 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     termination_condition_ : {"converged", "max_iter", "not_memorising", \
 "undone", "max_epochs", "interrupted"}
-        ``"converged"``: a pass at ``theta_end`` was quiet; ``"max_iter"``:
+        ``"converged"``: a pass at ``theta_end`` was quiet (a ``partial_fit``
+        run: and its loss stopped improving); ``"max_iter"``:
         ``max_iter`` rounds ran first (with a ``ConvergenceWarning``);
         ``"not_memorising"``: the labels are returned as given because the
         model does not memorise them (``memorisation_``); ``"undone"``: the
         corrections trained worse models on held-out samples and were undone
         (``selection_["undone"]``); ``"max_epochs"``: a net ran its
-        ``max_epochs``; ``"interrupted"``: a net stopped early (skorch's
+        ``max_epochs``, a ``partial_fit`` run its learner's ``max_iter``;
+        ``"interrupted"``: a net stopped early (skorch's
         ``EarlyStopping``), its last epoch corrected.
 
     confidence_ : str
@@ -328,9 +332,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     memorisation_ : dict or None
         The memorisation test's evidence (``"cv"`` or ``"oob"``, with
         ``min_memorisation > 0``): ``"in_sample_agreement"`` and
-        ``"out_of_fold_agreement"`` (share of the given labels predicted by a
-        model trained on all samples, and by models that did not see the
-        sample), ``"rate"``
+        ``"out_of_fold_agreement"`` (share of the given labels predicted by
+        models that trained on the sample, and by models that did not: the
+        fold models, or the ensemble out of bag), ``"rate"``
         (:func:`~sklearn_plc.correction.memorisation_rate`) and its
         ``"standard_error"``. None otherwise.
 

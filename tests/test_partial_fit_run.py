@@ -7,6 +7,8 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression, SGDClassifier
 from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from sklearn_plc import PLCClassifier
 
@@ -104,3 +106,61 @@ def test_training_pass_is_for_nets_and_names_eval_pass(noisy_blobs):
     plc = PLCClassifier(mlp(), confidence="training_pass")
     with pytest.raises(ValueError, match="'eval_pass' for an estimator with"):
         plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+
+
+class CountingScaler(StandardScaler):
+    """Counts its fit calls (shared by all clones)."""
+
+    fits = 0
+
+    def fit(self, X, y=None, sample_weight=None):
+        type(self).fits += 1
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_a_pipeline_fits_its_first_steps_once_and_its_learner_per_epoch(noisy_blobs):
+    CountingScaler.fits, CountingMLP.calls = 0, []
+    pipeline = make_pipeline(
+        CountingScaler(), CountingMLP((32,), max_iter=100, random_state=0)
+    )
+    plc = PLCClassifier(pipeline, confidence="eval_pass", random_state=0)
+    X = noisy_blobs.X * 100 + 5
+    plc.fit(X, noisy_blobs.y_noisy)
+    assert CountingScaler.fits == 1
+    assert CountingMLP.calls == ["partial_fit"] * plc.n_iter_
+    np.testing.assert_allclose(plc.estimator_[0].mean_, X.mean(0))
+    assert plc.corrections_["sample"].size > 0
+
+
+def test_a_pipeline_passes_fit_params_and_sample_weight_to_its_steps(noisy_blobs):
+    weights = np.ones(len(noisy_blobs.y_noisy))
+    weights[noisy_blobs.y_noisy == 1] = 0.0  # class 1 weightless: never predicted
+    pipeline = make_pipeline(
+        StandardScaler(), SGDClassifier(loss="log_loss", max_iter=10, random_state=0)
+    )
+    plc = PLCClassifier(pipeline, confidence="eval_pass", random_state=0)
+    plc.fit(
+        noisy_blobs.X,
+        noisy_blobs.y_noisy,
+        sample_weight=weights,
+        standardscaler__sample_weight=weights,
+    )
+    assert (plc.predict(noisy_blobs.X) == 0).all()
+    class_0 = noisy_blobs.X[noisy_blobs.y_noisy == 0]
+    np.testing.assert_allclose(plc.estimator_[0].mean_, class_0.mean(0))
+
+
+def test_the_run_ends_as_the_learner_would_once_the_labels_settle(noisy_blobs):
+    model = MLPClassifier((32,), max_iter=500, n_iter_no_change=5, random_state=0)
+    plc = PLCClassifier(model, confidence="eval_pass", random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.termination_condition_ == "converged" and plc.n_iter_ < 500
+    assert plc.history_[-1]["threshold"] == pytest.approx(1 / 3)
+    assert all(r["n_corrected"] == 0 for r in plc.history_[-5:])
+
+
+def test_a_learner_without_a_tolerance_runs_its_max_iter(noisy_blobs):
+    model = SGDClassifier(loss="log_loss", max_iter=60, tol=None, random_state=0)
+    plc = PLCClassifier(model, confidence="eval_pass", random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.n_iter_ == 60 and plc.termination_condition_ == "max_epochs"

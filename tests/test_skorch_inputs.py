@@ -194,7 +194,7 @@ def test_verbose_2_prints_one_line_per_epoch(data, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "round 0: warm-up, no correction pass"
     assert out[1].startswith("round 1, threshold")
-    assert out[-1].startswith("PLC ran the net's max_epochs (3 epochs")
+    assert out[-1].startswith("PLC ran all its epochs (3 epochs")
 
 
 def test_the_progress_bar_closes_at_the_epochs_run(data, capsys):
