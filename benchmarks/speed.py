@@ -445,17 +445,17 @@ def corrected_cost_by_family(
     Each run is one cell of the unseen check (Standard, PLC with its defaults and
     cleanlab's ``CleanLearning``, fitted one after the other in this process).
     The ratio is the median of PLC / Standard fit time over the corrected runs
-    (``termination_condition_`` "converged" or "max_iter") divided by the median
+    (those that did not keep the labels as given) divided by the median
     of cleanlab / Standard over the same runs. A family whose labels PLC keeps in
     every run (its model does not memorise them) has no corrected run.
     """
-    from .unseen import MODELS, run_cell
+    from .unseen import KEPT, MODELS, run_cell
 
     results = []
     pooled = []
     for model in MODELS:
         runs = [run_cell(dataset, model, noise, seed, {}) for seed in seeds]
-        corrected = [r for r in runs if r["termination"] in ("converged", "max_iter")]
+        corrected = [r for r in runs if r["termination"] not in KEPT]
         name = (
             f"corrected runs, {model} ({dataset}, {noise}, {len(corrected)} of "
             f"{len(runs)} corrected): PLC/Standard over cleanlab/Standard"

@@ -43,6 +43,20 @@ def incremental_learner(estimator):
     return estimator
 
 
+def is_incremental_net(estimator):
+    """Whether `estimator` is scikit-learn's net, trainable epoch by epoch.
+
+    An ``MLPClassifier`` (alone or as a Pipeline's last step) whose solver has
+    ``partial_fit`` (not ``"lbfgs"``): a net learns the common pattern before
+    it memorises its wrong labels, which is what one run with a correction
+    pass after every epoch relies on. A linear learner never memorises them.
+    """
+    from sklearn.neural_network import MLPClassifier
+
+    learner = incremental_learner(estimator)
+    return isinstance(learner, MLPClassifier) and hasattr(learner, "partial_fit")
+
+
 def _is_missing(value):
     """None, NaN, NaT, or pandas' NA (whose comparisons are themselves NA)."""
     if value is None or type(value).__name__ == "NAType":

@@ -44,6 +44,7 @@ from ._validation import (
     check_not_empty,
     check_trusted,
     encode_labels,
+    is_incremental_net,
     is_skorch_net,
     validate_X,
 )
@@ -92,8 +93,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         labels. ``None`` means ``RandomForestClassifier()``: a forest fits raw
         features without scaling or convergence settings and memorises its
         training labels, which PLC needs to tell the wrong ones (with
-        ``confidence="oob"`` each round costs one fit). An estimator with
-        ``partial_fit`` can run once with ``confidence="eval_pass"``. A
+        ``confidence="oob"`` each round costs one fit). An ``MLPClassifier``
+        (alone or last in a Pipeline) is trained once, with a correction pass
+        after every epoch; another estimator with ``partial_fit`` can be, with
+        ``confidence="eval_pass"``. A
         skorch ``NeuralNetClassifier`` (or ``NeuralNetBinaryClassifier``) is
         trained once, with a correction pass after every epoch, on class
         indices (positions in ``classes_``; a per-class ``criterion__weight``
@@ -167,9 +170,13 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         in two classes it relabels only at a margin of 1/2). About two plain
         fits instead of a refit a round; for learners that memorise their
         labels (``MLPClassifier``), not linear ones. ``"auto"``:
-        ``"training_pass"`` for a net, else ``"cv"``, sound for every
-        estimator (``confidence_``). Choose ``"oob"`` to halve the cost of a
-        large forest.
+        ``"training_pass"`` for a skorch net, ``"eval_pass"`` for an
+        ``MLPClassifier`` (a net learns the common pattern before it memorises
+        its wrong labels, which a run corrected every epoch relies on), else
+        ``"cv"``, sound for every estimator (``confidence_``). Choose
+        ``"cv"`` for an ``MLPClassifier`` to have the memorisation test and
+        the undo judge its corrections, at about four times the cost; choose
+        ``"oob"`` to halve the cost of a large forest.
 
     cv : int, cross-validation generator or iterable, default=3
         Folds for ``confidence="cv"``. An int means a shuffled
@@ -512,7 +519,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """The confidence that ``"auto"`` stands for (see ``confidence``)."""
         if self.confidence != "auto":
             return self.confidence
-        return "training_pass" if is_skorch_net(self._get_estimator()) else "cv"
+        estimator = self._get_estimator()
+        if is_skorch_net(estimator):
+            return "training_pass"
+        return "eval_pass" if is_incremental_net(estimator) else "cv"
 
     @_fit_context(
         # PLCClassifier.estimator is not validated yet

@@ -164,3 +164,18 @@ def test_a_learner_without_a_tolerance_runs_its_max_iter(noisy_blobs):
     plc = PLCClassifier(model, confidence="eval_pass", random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.n_iter_ == 60 and plc.termination_condition_ == "max_epochs"
+
+
+@pytest.mark.parametrize(
+    ("estimator", "expected"),
+    [
+        (mlp(), "eval_pass"),
+        (make_pipeline(StandardScaler(), mlp()), "eval_pass"),
+        (mlp(solver="lbfgs"), "cv"),  # lbfgs has no partial_fit
+        (SGDClassifier(loss="log_loss", random_state=0), "cv"),  # linear
+    ],
+)
+def test_auto_trains_scikit_learns_net_once(noisy_blobs, estimator, expected):
+    plc = PLCClassifier(estimator, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.confidence_ == expected
