@@ -39,6 +39,11 @@ HARD_SETS = {
         n_clusters_per_class=3,
         random_state=21,
     ),
+    # two classes, two clusters a class, 2,000 samples: a second binary dev set
+    # for the rules that apply in two classes only
+    "binary-dev": dict(
+        n_samples=2000, n_features=20, n_informative=8, n_classes=2, random_state=31
+    ),
     # 20 classes, 2,100 training samples: logistic regression about 62% clean
     "weak20-dev": dict(
         n_samples=3000,

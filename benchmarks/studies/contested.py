@@ -16,14 +16,17 @@ Usage (from the repository root, ``PYTHONPATH=.``)::
 
 SET: ``tables`` (the tables' dev split 1), ``hard`` (hard-dev, five models),
 ``new`` (binary-gb-dev with gradient boosting at PMD 25% and uniform 30%,
-weak20-dev with logistic regression); seeds 100-102. VARIANT (see VARIANTS):
+weak20-dev with logistic regression), ``binary`` (binary-gb-dev and binary-dev
+with the five memorising models of ``hard``, PMD 25% and uniform 30%); seeds
+100-102. VARIANT (see VARIANTS):
 ``keep`` (relabel up to theta_end 0.9, train on all: the default before this
 study), ``aside`` (the same, the disagreements left at the end set aside),
 ``aside-t0.5`` / ``aside-t0.33`` (relabel only below that ratio, set aside the
 rest), ``aside-only`` (relabel nothing, set aside every held-out
 disagreement), ``*-fast`` (no refit after a quiet pass's few changes, and a stop
 at the first judged refit that agrees worse by two standard errors),
-``*-reuse`` / ``*-early`` (one of the two), ``cv5-fast`` (5 folds), ``cleanlab``.
+``*-reuse`` / ``*-early`` (one of the two), ``cv5-fast`` (5 folds),
+``keep-binary-sure`` (``keep``, but in two classes ``theta_end`` ⅓), ``cleanlab``.
 Variants named by ``contested="set_aside"`` measure the library as it is run:
 logs taken before the sure-ratio cap (``SURE_RATIO``) ran ``aside`` at 0.9.
 """
@@ -70,6 +73,9 @@ VARIANTS = {
     "keep-refits2": {"contested": "keep"},
     # the default loop with 2 folds: each round's fold fits cost one full fit
     "keep-cv2": {"contested": "keep", "cv": 2},
+    # keep the contested samples, but in two classes relabel only at a margin of
+    # 1/2 (theta_end = BINARY_SURE_RATIO), as the one-run paths do
+    "keep-binary-sure": {"contested": "keep"},
 }
 # the "-fast" variants: no refit after a quiet pass's few changes, and a stop
 # at the first judged refit that agrees worse by 2 standard errors
@@ -91,6 +97,15 @@ def cells(what):
 
         return [
             ("hard-dev", m, n) for m in HARD_MODELS for n in ("I-35", "III-35", "U30")
+        ]
+    if what == "binary":  # the binary dev sets with the memorising models
+        from benchmarks.studies.common import HARD_MODELS
+
+        return [
+            (d, m, n)
+            for d in ("binary-gb-dev", "binary-dev")
+            for m in HARD_MODELS
+            for n in ("I-25", "III-25", "U30")
         ]
     # in two classes, PMD at 35% makes the noisy majority wrong on half the
     # samples (flip probability above 1/2), so the binary case runs it at 25%
@@ -203,10 +218,13 @@ def run_job(dataset, model, noise, seed, variants):
                 restore = _patch_refit_run({"REFIT_AFTER_QUIET_CHANGES": False})
             elif variant.endswith("-early"):
                 restore = _patch_refit_run({"DECIDE_EARLY": FAST["DECIDE_EARLY"]})
+            params = dict(VARIANTS[variant])
+            if variant == "keep-binary-sure" and np.unique(y_noisy).shape[0] == 2:
+                params["theta_end"] = 1 / 3
             try:
-                fitted = PLCClassifier(
-                    make(), random_state=seed, **VARIANTS[variant]
-                ).fit(X_train, y_noisy)
+                fitted = PLCClassifier(make(), random_state=seed, **params).fit(
+                    X_train, y_noisy
+                )
             finally:
                 if restore:
                     restore()
