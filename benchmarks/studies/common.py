@@ -145,6 +145,14 @@ def with_standard(dataset, model, noise, seed, make_cell=noisy_cell):
     return cell, row
 
 
+def fit_and_score(model, X_train, y_fit, X_test, y_test):
+    """Fit `model`; return ``(fit seconds, clean-test accuracy)``."""
+    start = time.perf_counter()
+    model.fit(X_train, y_fit)
+    seconds = time.perf_counter() - start
+    return seconds, float(np.mean(model.predict(X_test) == y_test))
+
+
 def estimated_label_errors(proba, labels):
     """How many of `labels` look wrong to held-out `proba` (confident learning).
 
