@@ -43,18 +43,29 @@ def incremental_learner(estimator):
     return estimator
 
 
+def stops_on_own_validation(learner):
+    """Whether `learner` is set to stop early on a validation split of its own."""
+    return learner.get_params(deep=False).get("early_stopping") is True
+
+
 def is_incremental_net(estimator):
     """Whether `estimator` is scikit-learn's net, trainable epoch by epoch.
 
     An ``MLPClassifier`` (alone or as a Pipeline's last step) whose solver has
-    ``partial_fit`` (not ``"lbfgs"``): a net learns the common pattern before
-    it memorises its wrong labels, which is what one run with a correction
-    pass after every epoch relies on. A linear learner never memorises them.
+    ``partial_fit`` (not ``"lbfgs"``) and that does not stop on a validation
+    split of its own (``partial_fit`` cannot): a net learns the common pattern
+    before it memorises its wrong labels, which is what one run with a
+    correction pass after every epoch relies on. A linear learner never
+    memorises them.
     """
     from sklearn.neural_network import MLPClassifier
 
     learner = incremental_learner(estimator)
-    return isinstance(learner, MLPClassifier) and hasattr(learner, "partial_fit")
+    return (
+        isinstance(learner, MLPClassifier)
+        and hasattr(learner, "partial_fit")
+        and not stops_on_own_validation(learner)
+    )
 
 
 def _is_missing(value):
@@ -236,6 +247,14 @@ def check_estimator_for_confidence(estimator, confidence):
                 f"epoch, and every label before a correction, again. Use an "
                 f"iteratively trained learner (MLPClassifier, SGDClassifier) or "
                 f"confidence='cv'."
+            )
+        if stops_on_own_validation(learner):
+            raise ValueError(
+                f"confidence='eval_pass' trains {type(learner).__name__} by "
+                f"partial_fit, which cannot stop early on a validation split of "
+                f"its own (early_stopping=True); the run stops on the training "
+                f"loss over the current labels instead (tol, n_iter_no_change). "
+                f"Set early_stopping=False, or use confidence='cv'."
             )
     elif confidence in NET_CONFIDENCES and not is_skorch_net(estimator):
         raise ValueError(

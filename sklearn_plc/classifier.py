@@ -171,12 +171,13 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         fits instead of a refit a round; for learners that memorise their
         labels (``MLPClassifier``), not linear ones. ``"auto"``:
         ``"training_pass"`` for a skorch net, ``"eval_pass"`` for an
-        ``MLPClassifier`` (a net learns the common pattern before it memorises
-        its wrong labels, which a run corrected every epoch relies on), else
-        ``"cv"``, sound for every estimator (``confidence_``). Choose
-        ``"cv"`` for an ``MLPClassifier`` to have the memorisation test and
-        the undo judge its corrections, at about four times the cost; choose
-        ``"oob"`` to halve the cost of a large forest.
+        ``MLPClassifier`` that ``partial_fit`` can train (a net learns the
+        common pattern before it memorises its wrong labels, which a run
+        corrected every epoch relies on), else ``"cv"``, sound for every
+        estimator (``confidence_``). Choose ``"cv"`` for an
+        ``MLPClassifier`` to have the memorisation test and the undo judge
+        its corrections, at about four times the cost; choose ``"oob"`` to
+        halve the cost of a large forest.
 
     cv : int, cross-validation generator or iterable, default=3
         Folds for ``confidence="cv"``. An int means a shuffled

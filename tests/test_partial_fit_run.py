@@ -172,6 +172,7 @@ def test_a_learner_without_a_tolerance_runs_its_max_iter(noisy_blobs):
         (mlp(), "eval_pass"),
         (make_pipeline(StandardScaler(), mlp()), "eval_pass"),
         (mlp(solver="lbfgs"), "cv"),  # lbfgs has no partial_fit
+        (mlp(early_stopping=True), "cv"),  # partial_fit cannot stop early
         (SGDClassifier(loss="log_loss", random_state=0), "cv"),  # linear
     ],
 )
@@ -179,3 +180,9 @@ def test_auto_trains_scikit_learns_net_once(noisy_blobs, estimator, expected):
     plc = PLCClassifier(estimator, random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.confidence_ == expected
+
+
+def test_eval_pass_refuses_a_learner_that_stops_on_its_own_validation(noisy_blobs):
+    plc = PLCClassifier(mlp(early_stopping=True), confidence="eval_pass")
+    with pytest.raises(ValueError, match="early_stopping=False"):
+        plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
