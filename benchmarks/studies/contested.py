@@ -76,6 +76,9 @@ VARIANTS = {
     # keep the contested samples, but in two classes relabel only at a margin of
     # 1/2 (theta_end = BINARY_SURE_RATIO), as the one-run paths do
     "keep-binary-sure": {"contested": "keep"},
+    # keep; when the judge undoes, set aside the first round's held-out
+    # disagreements (_set_aside_when_undone)
+    "undo-aside": {"contested": "keep"},
 }
 # the "-fast" variants: no refit after a quiet pass's few changes, and a stop
 # at the first judged refit that agrees worse by 2 standard errors
@@ -127,6 +130,47 @@ def _relabel_nothing():
 
     refit_run.LabelCorrector = NoRelabel
     return lambda: setattr(refit_run, "LabelCorrector", LabelCorrector)
+
+
+def _set_aside_when_undone():
+    """Patch the refit run: an undone run sets aside its first round's disputes.
+
+    When the judge undoes the corrections, the labels stay as given, but the
+    samples whose held-out prediction (first round, models on the labels as
+    given) disagreed with their label are left out of the final fit, as
+    cleanlab removes them (every class keeps a sample). Costs one more final
+    fit in this probe; in the library the final fit would be made once.
+    """
+    import sklearn_plc._refit_run as refit_run
+    from sklearn_plc._corrector import LabelCorrector
+
+    add_proba, run = LabelCorrector.add_proba, refit_run.RefitRun.run
+
+    def first_add_proba(self, proba):
+        if not hasattr(self, "first_proba"):
+            self.first_proba = np.array(proba, copy=True)
+        return add_proba(self, proba)
+
+    def run_then_set_aside(self, X, encoded, classes, fit_params, trusted):
+        result = run(self, X, encoded, classes, fit_params, trusted)
+        if result.termination == "undone":
+            corrector = result.corrector
+            disputed = corrector.first_proba.argmax(axis=1) != corrector.labels
+            aside = refit_run.keep_every_class(disputed, corrector.labels)
+            result.set_aside = aside
+            result.estimator = self._final_model(
+                self.estimator, corrector.labels, X, fit_params, aside
+            )
+        return result
+
+    LabelCorrector.add_proba = first_add_proba
+    refit_run.RefitRun.run = run_then_set_aside
+
+    def restore():
+        LabelCorrector.add_proba = add_proba
+        refit_run.RefitRun.run = run
+
+    return restore
 
 
 def _cap_set_aside():
@@ -202,6 +246,8 @@ def run_job(dataset, model, noise, seed, variants):
             restore = _relabel_nothing() if variant == "aside-only" else None
             if variant == "aside-capped":
                 restore = _cap_set_aside()
+            if variant == "undo-aside":
+                restore = _set_aside_when_undone()
             if variant.startswith("keep-refits"):
                 import sklearn_plc._refit_run as refit_run
 
