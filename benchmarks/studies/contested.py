@@ -79,6 +79,9 @@ VARIANTS = {
     # keep; when the judge undoes, set aside the first round's held-out
     # disagreements (_set_aside_when_undone)
     "undo-aside": {"contested": "keep"},
+    # the same, only the disputes where the label has at most half the top
+    # class's probability (a third in two classes)
+    "undo-aside-sure": {"contested": "keep"},
 }
 # the "-fast" variants: no refit after a quiet pass's few changes, and a stop
 # at the first judged refit that agrees worse by 2 standard errors
@@ -132,7 +135,7 @@ def _relabel_nothing():
     return lambda: setattr(refit_run, "LabelCorrector", LabelCorrector)
 
 
-def _set_aside_when_undone():
+def _set_aside_when_undone(sure=False):
     """Patch the refit run: an undone run sets aside its first round's disputes.
 
     When the judge undoes the corrections, the labels stay as given, but the
@@ -155,7 +158,17 @@ def _set_aside_when_undone():
         result = run(self, X, encoded, classes, fit_params, trusted)
         if result.termination == "undone":
             corrector = result.corrector
-            disputed = corrector.first_proba.argmax(axis=1) != corrector.labels
+            proba = corrector.first_proba
+            if sure:  # the label at most half (a third in two classes) the top
+                ratio = (
+                    refit_run.BINARY_SURE_RATIO
+                    if proba.shape[1] == 2
+                    else refit_run.SURE_RATIO
+                )
+                label_proba = proba[np.arange(proba.shape[0]), corrector.labels]
+                disputed = label_proba < ratio * proba.max(axis=1)
+            else:
+                disputed = proba.argmax(axis=1) != corrector.labels
             aside = refit_run.keep_every_class(disputed, corrector.labels)
             result.set_aside = aside
             result.estimator = self._final_model(
@@ -246,8 +259,8 @@ def run_job(dataset, model, noise, seed, variants):
             restore = _relabel_nothing() if variant == "aside-only" else None
             if variant == "aside-capped":
                 restore = _cap_set_aside()
-            if variant == "undo-aside":
-                restore = _set_aside_when_undone()
+            if variant in ("undo-aside", "undo-aside-sure"):
+                restore = _set_aside_when_undone(sure=variant.endswith("-sure"))
             if variant.startswith("keep-refits"):
                 import sklearn_plc._refit_run as refit_run
 
