@@ -33,7 +33,7 @@ def plateau_epoch(
 
     Examples
     --------
-    >>> from sklearn_plc.skorch import plateau_epoch
+    >>> from sklearn_plc._one_run import plateau_epoch
     >>> plateau_epoch([0.2, 0.4, 0.5, 0.6]), plateau_epoch([0.5, 0.6, 0.603, 0.606])
     (False, True)
     """

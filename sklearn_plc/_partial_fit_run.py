@@ -41,14 +41,14 @@ DEFAULT_TOL = 1e-4
 DEFAULT_N_ITER_NO_CHANGE = 10
 
 
-def n_epochs(estimator):
+def n_epochs(learner):
     """The epochs of the run: the learner's own ``max_iter`` (checked present)."""
-    return int(incremental_learner(estimator).get_params(deep=False)["max_iter"])
+    return int(learner.get_params(deep=False)["max_iter"])
 
 
-def stopping_rule(estimator):
+def stopping_rule(learner):
     """The learner's ``(tol, n_iter_no_change)``; tol None: no early stop."""
-    params = incremental_learner(estimator).get_params(deep=False)
+    params = learner.get_params(deep=False)
     return (
         params.get("tol", DEFAULT_TOL),
         int(params.get("n_iter_no_change", DEFAULT_N_ITER_NO_CHANGE)),
@@ -141,8 +141,8 @@ class PartialFitRun(RunPath):
         transformer_params, fit_params = split_fit_params(model, fit_params)
         if learner is not model:  # the steps before the learner, fitted once
             X = model[:-1].fit_transform(X, classes[encoded], **transformer_params)
-        epochs = n_epochs(model)
-        tol, n_iter_no_change = stopping_rule(model)
+        epochs = n_epochs(learner)
+        tol, n_iter_no_change = stopping_rule(learner)
         correction = pass_params(plc)
         if classes.shape[0] == 2:  # near the boundary a two-class flip is a coin toss
             correction["theta_end"] = sure_theta_end(

@@ -43,29 +43,55 @@ def incremental_learner(estimator):
     return estimator
 
 
-def stops_on_own_validation(learner):
-    """Whether `learner` is set to stop early on a validation split of its own."""
-    return learner.get_params(deep=False).get("early_stopping") is True
+def eval_pass_problem(learner):
+    """Why ``partial_fit`` epochs cannot train `learner`, or None when they can.
+
+    `learner` is the model ``partial_fit`` would train (see
+    :func:`incremental_learner`); the answer names the problem and the fix.
+    """
+    name = type(learner).__name__
+    if not hasattr(learner, "partial_fit"):
+        return (
+            f"confidence='eval_pass' trains one model and corrects after "
+            f"every epoch, so it needs a skorch net or an estimator with "
+            f"partial_fit (e.g. MLPClassifier, SGDClassifier), alone or as "
+            f"a Pipeline's last step; {name} has none. Use confidence='cv'."
+        )
+    params = learner.get_params(deep=False)
+    if "max_iter" not in params:
+        return (
+            f"confidence='eval_pass' trains over epochs, each epoch a "
+            f"partial_fit call on every sample; {name} has no max_iter, so its "
+            f"partial_fit accumulates what it has seen (naive Bayes counts, for "
+            f"example) and would count every epoch, and every label before a "
+            f"correction, again. Use an iteratively trained learner "
+            f"(MLPClassifier, SGDClassifier) or confidence='cv'."
+        )
+    if params.get("early_stopping") is True:
+        return (
+            f"confidence='eval_pass' trains {name} by partial_fit, which cannot "
+            f"stop early on a validation split of its own (early_stopping=True); "
+            f"the run stops on the training loss over the current labels instead "
+            f"(tol, n_iter_no_change). Set early_stopping=False, or use "
+            f"confidence='cv'."
+        )
+    return None
 
 
 def is_incremental_net(estimator):
     """Whether `estimator` is scikit-learn's net, trainable epoch by epoch.
 
-    An ``MLPClassifier`` (alone or as a Pipeline's last step) whose solver has
-    ``partial_fit`` (not ``"lbfgs"``) and that does not stop on a validation
-    split of its own (``partial_fit`` cannot): a net learns the common pattern
-    before it memorises its wrong labels, which is what one run with a
+    An ``MLPClassifier`` (alone or as a Pipeline's last step) that
+    ``partial_fit`` epochs can train (:func:`eval_pass_problem`: not with
+    ``solver="lbfgs"`` nor ``early_stopping=True``): a net learns the common
+    pattern before it memorises its wrong labels, which is what one run with a
     correction pass after every epoch relies on. A linear learner never
     memorises them.
     """
     from sklearn.neural_network import MLPClassifier
 
     learner = incremental_learner(estimator)
-    return (
-        isinstance(learner, MLPClassifier)
-        and hasattr(learner, "partial_fit")
-        and not stops_on_own_validation(learner)
-    )
+    return isinstance(learner, MLPClassifier) and eval_pass_problem(learner) is None
 
 
 def _is_missing(value):
@@ -229,33 +255,9 @@ def check_estimator_for_confidence(estimator, confidence):
             "wrap it in sklearn.calibration.CalibratedClassifierCV."
         )
     if confidence == "eval_pass" and not is_skorch_net(estimator):
-        learner = incremental_learner(estimator)
-        if not hasattr(learner, "partial_fit"):
-            raise ValueError(
-                f"confidence='eval_pass' trains one model and corrects after "
-                f"every epoch, so it needs a skorch net or an estimator with "
-                f"partial_fit (e.g. MLPClassifier, SGDClassifier), alone or as "
-                f"a Pipeline's last step; {type(learner).__name__} has none. "
-                f"Use confidence='cv'."
-            )
-        if "max_iter" not in learner.get_params(deep=False):
-            raise ValueError(
-                f"confidence='eval_pass' trains over epochs, each epoch a "
-                f"partial_fit call on every sample; {type(learner).__name__} "
-                f"has no max_iter, so its partial_fit accumulates what it has "
-                f"seen (naive Bayes counts, for example) and would count every "
-                f"epoch, and every label before a correction, again. Use an "
-                f"iteratively trained learner (MLPClassifier, SGDClassifier) or "
-                f"confidence='cv'."
-            )
-        if stops_on_own_validation(learner):
-            raise ValueError(
-                f"confidence='eval_pass' trains {type(learner).__name__} by "
-                f"partial_fit, which cannot stop early on a validation split of "
-                f"its own (early_stopping=True); the run stops on the training "
-                f"loss over the current labels instead (tol, n_iter_no_change). "
-                f"Set early_stopping=False, or use confidence='cv'."
-            )
+        problem = eval_pass_problem(incremental_learner(estimator))
+        if problem is not None:
+            raise ValueError(problem)
     elif confidence in NET_CONFIDENCES and not is_skorch_net(estimator):
         raise ValueError(
             f"confidence={confidence!r} records a neural network's outputs during "
