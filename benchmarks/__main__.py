@@ -164,9 +164,17 @@ def main(argv=None):
         print(markdown)
         print(f"\nWrote {folder}/tables.md, tables.json and gains.png")
     elif args.command == "unseen":
-        from .unseen import DATASETS, MODELS, NOISES, SEEDS, run_unseen
+        from .unseen import (
+            DATASETS,
+            FRESH_DATASETS,
+            FRESH_NOISES,
+            MODELS,
+            NOISES,
+            SEEDS,
+            run_unseen,
+        )
 
-        _check_known(args, DATASETS, NOISES)
+        _check_known(args, {**DATASETS, **FRESH_DATASETS}, (*NOISES, *FRESH_NOISES))
         folder = output / "unseen"
         print(
             run_unseen(

@@ -5,9 +5,10 @@ on, and from the given labels alone unless verified (``trusted``) ones exist:
 
 - **which samples judge** (:func:`choose_judged_samples`): the ``trusted``
   samples, or a stratified set-aside of ``validation_fraction`` of them;
-- **whether the model memorises its labels** (:func:`memorisation_evidence`,
-  :func:`memorises`), measured in the first round; a model that does not is
-  left with the labels as given;
+- **whether the model memorises its labels and can judge them**
+  (:func:`memorisation_evidence`, :func:`memorises`, :func:`can_judge`),
+  measured in the first round; a model that does not memorise, or that surely
+  disputes more labels than it confirms, is left with the labels as given;
 - **whether the corrected labels train worse models** (:class:`HeldOutJudge`):
   the held-out agreement with the given labels of each refit, and the undo
   that returns the labels as given when the last refit agrees clearly worse
@@ -25,7 +26,12 @@ from sklearn.model_selection import (
     StratifiedShuffleSplit,
 )
 
-from .correction import EVIDENCE_STANDARD_ERRORS, agreement_gain, memorisation_rate
+from .correction import (
+    EVIDENCE_STANDARD_ERRORS,
+    agreement_gain,
+    confidence_ratio,
+    memorisation_rate,
+)
 
 # Fewer trusted samples than this judge poorly (see the user guide, "Verified
 # labels"): one standard error of their agreement is several points.
@@ -117,8 +123,10 @@ def choose_judged_samples(
     return None, None, None
 
 
-def memorisation_evidence(encoded, held_out_proba, in_sample, left_out=None):
-    """How much of the labels as given a model memorises.
+def memorisation_evidence(
+    encoded, held_out_proba, in_sample, left_out=None, sure_ratio=0.5
+):
+    """How much of the labels as given a model memorises, and how surely it disputes.
 
     Parameters
     ----------
@@ -132,13 +140,20 @@ def memorisation_evidence(encoded, held_out_proba, in_sample, left_out=None):
         of bag: the ensemble's); NaN rows are not measured.
     left_out : ndarray of int or None
         Samples not measured (the set-aside, which no model saw).
+    sure_ratio : float, default=0.5
+        A held-out dispute is sure where the label's probability is at most
+        this share of the top class's.
 
     Returns
     -------
     evidence : dict
         ``"in_sample_agreement"``, ``"out_of_fold_agreement"``, ``"rate"``
         (:func:`~sklearn_plc.correction.memorisation_rate`) and its
-        ``"standard_error"`` over samples.
+        ``"standard_error"`` over samples; ``"sure_disputes"``, the share of
+        samples whose held-out label probability is at most `sure_ratio` times
+        the top class's; and ``"judge_margin"``, the out-of-fold agreement less
+        that share, with its ``"judge_margin_standard_error"`` (paired over
+        samples).
     """
     measured = ~np.isnan(in_sample).any(axis=1)
     if left_out is not None:
@@ -146,13 +161,18 @@ def memorisation_evidence(encoded, held_out_proba, in_sample, left_out=None):
     encoded = encoded[measured]
     in_sample_agrees = in_sample[measured].argmax(axis=1) == encoded
     out_of_fold_agrees = held_out_proba[measured].argmax(axis=1) == encoded
+    surely_disputed = confidence_ratio(held_out_proba[measured], encoded) <= sure_ratio
     _, gap_error = agreement_gain(in_sample_agrees, out_of_fold_agrees)
     contradicted = 1.0 - out_of_fold_agrees.mean()
+    margin, margin_error = agreement_gain(out_of_fold_agrees, surely_disputed)
     return {
         "in_sample_agreement": float(in_sample_agrees.mean()),
         "out_of_fold_agreement": float(out_of_fold_agrees.mean()),
         "rate": memorisation_rate(in_sample_agrees, out_of_fold_agrees),
         "standard_error": float(gap_error / contradicted) if contradicted else 0.0,
+        "sure_disputes": float(surely_disputed.mean()),
+        "judge_margin": margin,
+        "judge_margin_standard_error": margin_error,
     }
 
 
@@ -160,6 +180,24 @@ def memorises(evidence, min_memorisation):
     """Whether the rate, less one standard error, reaches `min_memorisation`."""
     margin = EVIDENCE_STANDARD_ERRORS * evidence["standard_error"]
     return evidence["rate"] - margin >= min_memorisation
+
+
+def can_judge(evidence):
+    """Whether the model is not shown to dispute surely more labels than it confirms.
+
+    Where the given label is right more often than not (PLC's premise), a model
+    that can tell a wrong label from its own error agrees, held out, with most
+    of the right labels and disputes surely only the wrong ones, so its
+    agreements outnumber its sure disputes. A model that surely disputes more
+    labels than it confirms is contradicting right labels wholesale: its sure
+    disputes are its own errors as often as the labels'. It is refused when its
+    ``"judge_margin"`` (agreements less sure disputes, as shares) is below zero
+    by more than one standard error, the bar every other verdict here uses;
+    under heavy noise even a good judge comes close to zero, and small samples
+    leave the margin uncertain, so only clear evidence refuses.
+    """
+    margin = EVIDENCE_STANDARD_ERRORS * evidence["judge_margin_standard_error"]
+    return evidence["judge_margin"] >= -margin
 
 
 class HeldOutJudge:

@@ -24,6 +24,7 @@ from tqdm.auto import tqdm
 from ._corrector import LabelCorrector
 from ._judge import (
     HeldOutJudge,
+    can_judge,
     choose_judged_samples,
     memorisation_evidence,
     memorises,
@@ -61,7 +62,10 @@ from .correction import WORSE_STANDARD_ERRORS
 SURE_RATIO = 1 / 2
 BINARY_SURE_RATIO = 1 / 3
 # The outcomes of a run that returns the labels as given
-LABELS_KEPT = ("not_memorising", "undone")
+LABELS_KEPT = ("not_memorising", "too_weak_to_judge", "undone")
+# Keep the labels of a model whose held-out sure disputes outnumber its
+# agreements with the labels as given (``can_judge``); False: only record them.
+REFUSE_WEAK_JUDGE = True
 # "auto" min_correction_rate when each round costs a refit
 REFIT_MIN_CORRECTION_RATE = 0.05
 # A round refits only when more labels changed since the last fit than a quiet
@@ -97,6 +101,11 @@ def make_splits(cv, X, encoded, rng, groups, train=None):
         None if groups is None else np.asarray(groups)[train],
     )
     return [(train[fit], train[test]) for fit, test in folds]
+
+
+def sure_ratio_for(n_classes):
+    """The ratio at or below which a held-out dispute of a label is sure."""
+    return BINARY_SURE_RATIO if n_classes == 2 else SURE_RATIO
 
 
 def sure_theta_end(theta, theta_end, sure_ratio):
@@ -198,8 +207,9 @@ class RefitRun(RunPath):
         self.continuing = self.confidence == "in_sample" and sets_warm_start(estimator)
         correction = pass_params(plc)
         if held_out and plc.contested == "set_aside":
-            sure = BINARY_SURE_RATIO if n_classes == 2 else SURE_RATIO
-            correction["theta_end"] = sure_theta_end(plc.theta, plc.theta_end, sure)
+            correction["theta_end"] = sure_theta_end(
+                plc.theta, plc.theta_end, sure_ratio_for(n_classes)
+            )
         corrector = LabelCorrector(
             encoded,
             **correction,
@@ -239,6 +249,7 @@ class RefitRun(RunPath):
         set_aside = None
         if held_out and plc.contested == "set_aside" and stopped not in LABELS_KEPT:
             set_aside = keep_every_class(corrector.contested(), corrector.labels)
+
         return RunResult(
             corrector=corrector,
             termination=stopped,
@@ -381,11 +392,11 @@ class RefitRun(RunPath):
                 if refit:
                     progress.set_postfix_str(f"round {round_index}: fitting")
                     fitted_labels = corrector.labels.copy()
-                    agreement, memorising = fit_round(
+                    agreement, refusal = fit_round(
                         corrector, round_index, fitted_labels
                     )
-                    if not memorising:
-                        stopped = "not_memorising"
+                    if refusal is not None:
+                        stopped = refusal
                     elif (
                         early_bar is not None
                         and judge is not None
@@ -430,7 +441,9 @@ class RefitRun(RunPath):
 
         With held-out confidence and ``min_memorisation > 0``, the first round
         also takes the memorisation test, at no extra fit: each fold's model
-        (out of bag, the ensemble) also predicts samples it trained on. Out of
+        (out of bag, the ensemble) also predicts samples it trained on; and it
+        asks whether the model confirms more labels than it surely disputes
+        (:func:`~sklearn_plc._judge.can_judge`). Out of
         bag, every round's model is fitted on all samples and is kept as the
         last model; in sample, the round's model is.
 
@@ -438,9 +451,10 @@ class RefitRun(RunPath):
         -------
         agreement : float or None
             The held-out agreement with the given labels (None in sample).
-        memorising : bool
-            False when the memorisation test finds that the model does not
-            memorise its labels: the run ends with the labels as given.
+        refusal : {"not_memorising", "too_weak_to_judge"} or None
+            Why the run ends with the labels as given after the first round:
+            the model does not memorise its labels, or it surely disputes more
+            of them than it confirms; None: correct.
         """
         in_sample = judge is None
         if in_sample and not self.continuing:
@@ -466,7 +480,14 @@ class RefitRun(RunPath):
             self.model_labels = labels if validation is None else None
         if measure:
             self.memorisation = memorisation_evidence(
-                corrector.initial_labels, proba, in_sample_proba, validation
+                corrector.initial_labels,
+                proba,
+                in_sample_proba,
+                validation,
+                sure_ratio=sure_ratio_for(proba.shape[1]),
             )
-            return agreement, memorises(self.memorisation, self.plc.min_memorisation)
-        return agreement, True
+            if not memorises(self.memorisation, self.plc.min_memorisation):
+                return agreement, "not_memorising"
+            if REFUSE_WEAK_JUDGE and not can_judge(self.memorisation):
+                return agreement, "too_weak_to_judge"
+        return agreement, None

@@ -63,6 +63,16 @@ def outcome_line(plc, n_changed):
             f"{plc.min_memorisation}), so its disagreements with a label are not "
             f"evidence that the label is wrong."
         )
+    if condition == "too_weak_to_judge":
+        evidence = plc.memorisation_
+        return (
+            f"PLC kept the labels as given: held out, the model surely disputes "
+            f"{evidence['sure_disputes']:.1%} of them and agrees with only "
+            f"{evidence['out_of_fold_agreement']:.1%} (margin "
+            f"{evidence['judge_margin']:+.3f} ± "
+            f"{evidence['judge_margin_standard_error']:.3f}), so its disputes are "
+            f"its own errors as often as the labels'; a stronger model can judge."
+        )
     if condition == "undone":
         return (
             f"PLC undid its corrections after {rounds} and kept the labels as "

@@ -219,8 +219,14 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         unless that rate, less one standard error, reaches
         ``min_memorisation``, the labels are kept as given
         (``termination_condition_ == "not_memorising"``). A model that averages
-        the noise out only entrenches its own errors by relabelling. 0 corrects
-        whatever the model, as the paper does.
+        the noise out only entrenches its own errors by relabelling. The same
+        round also refuses a model too weak to judge: one that, held out,
+        surely disputes more labels than it confirms (the label at most half
+        the top class's probability, a third in two classes; more by over one
+        standard error, ``memorisation_["judge_margin"]``), whose disputes are
+        its own errors as often as the labels'
+        (``termination_condition_ == "too_weak_to_judge"``). 0 skips both tests
+        and corrects whatever the model, as the paper does.
 
     revert_if_worse : bool, default=True
         Undo every correction when the models trained on the corrected labels
@@ -322,12 +328,15 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``pandas.DataFrame(history_)`` gives a table.
 
     termination_condition_ : {"converged", "max_iter", "not_memorising", \
-"undone", "max_epochs", "interrupted"}
+"too_weak_to_judge", "undone", "max_epochs", "interrupted"}
         ``"converged"``: a pass at ``theta_end`` was quiet (a ``partial_fit``
         run: and its loss stopped improving); ``"max_iter"``:
         ``max_iter`` rounds ran first (with a ``ConvergenceWarning``);
         ``"not_memorising"``: the labels are returned as given because the
-        model does not memorise them (``memorisation_``); ``"undone"``: the
+        model does not memorise them (``memorisation_``);
+        ``"too_weak_to_judge"``: the labels are returned as given because the
+        model surely disputes more of them than it confirms
+        (``memorisation_["judge_margin"]``); ``"undone"``: the
         corrections trained worse models on held-out samples and were undone
         (``selection_["undone"]``); ``"max_epochs"``: a net ran its
         ``max_epochs``, a ``partial_fit`` run its learner's ``max_iter``;
@@ -344,7 +353,12 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         models that trained on the sample, and by models that did not: the
         fold models, or the ensemble out of bag), ``"rate"``
         (:func:`~sklearn_plc.correction.memorisation_rate`) and its
-        ``"standard_error"``. None otherwise.
+        ``"standard_error"``; ``"sure_disputes"`` (share of the labels whose
+        held-out probability is at most half the top class's, a third in two
+        classes) and ``"judge_margin"`` (out-of-fold agreement less
+        ``"sure_disputes"``) with its ``"judge_margin_standard_error"``: below
+        zero by more than one standard error, the model is too weak to judge.
+        None otherwise.
 
     validation_indices_ : ndarray of int or None
         The samples that judged the corrections: the set-aside (see

@@ -6,6 +6,7 @@ import pytest
 from sklearn_plc._judge import (
     FEW_TRUSTED,
     HeldOutJudge,
+    can_judge,
     choose_judged_samples,
     memorisation_evidence,
     memorises,
@@ -96,6 +97,33 @@ def test_a_model_that_fits_none_of_what_it_contradicts_does_not_memorise():
     held_out = np.eye(2)[1 - GIVEN]
     evidence = memorisation_evidence(GIVEN, held_out, held_out)
     assert evidence["rate"] == 0.0 and not memorises(evidence, 0.1)
+
+
+def test_sure_disputes_count_labels_at_most_the_sure_ratio_of_the_top():
+    held_out = np.eye(2)[GIVEN] * 0.5 + 0.25  # the label at 0.75: agreed
+    held_out[:2] = [0.2, 0.8]  # label 0 at a quarter of the top: sure
+    held_out[2:4] = [0.4, 0.6]  # label 0 at two thirds of the top: not sure
+    evidence = memorisation_evidence(GIVEN, held_out, held_out, sure_ratio=0.5)
+    assert evidence["sure_disputes"] == 2 / 16
+    assert evidence["judge_margin"] == 12 / 16 - 2 / 16
+
+
+def test_a_model_that_surely_disputes_most_labels_cannot_judge():
+    held_out = np.tile([0.1, 0.9], (16, 1))  # every label 0 surely disputed
+    evidence = memorisation_evidence(GIVEN, held_out, held_out)
+    assert evidence["judge_margin"] == 0.5 - 0.5  # 8 agreements, 8 disputes
+    held_out[8:12] = [0.9, 0.1]  # four label-1 samples surely disputed too
+    evidence = memorisation_evidence(GIVEN, held_out, held_out)
+    assert evidence["judge_margin"] == 4 / 16 - 12 / 16
+    assert not can_judge(evidence)
+
+
+def test_a_margin_within_one_standard_error_of_zero_is_not_a_refusal():
+    held_out = np.tile([0.1, 0.9], (16, 1))
+    held_out[8] = [0.9, 0.1]  # 7 agreements, 9 sure disputes of 16
+    evidence = memorisation_evidence(GIVEN, held_out, held_out)
+    assert -evidence["judge_margin_standard_error"] < evidence["judge_margin"] < 0
+    assert can_judge(evidence)
 
 
 def test_the_set_aside_is_stratified_and_disjoint():

@@ -67,6 +67,21 @@ def test_kept_labels_give_the_model_fitted_on_them(noisy_blobs):
     np.testing.assert_allclose(plc.estimator_.coef_, direct.coef_, rtol=1e-6)
 
 
+def test_labels_are_kept_when_the_model_surely_disputes_more_than_it_confirms():
+    # a tree memorises labels that carry no signal, and held out it disputes
+    # about nine in ten of them with probability 1: too weak to judge them
+    rng = np.random.RandomState(0)
+    X, y = rng.normal(size=(400, 5)), rng.randint(10, size=400)
+    plc = PLCClassifier(DecisionTreeClassifier(random_state=0), random_state=0)
+    plc.fit(X, y)
+    assert plc.termination_condition_ == "too_weak_to_judge"
+    assert (
+        plc.memorisation_["sure_disputes"] > plc.memorisation_["out_of_fold_agreement"]
+    )
+    np.testing.assert_array_equal(plc.labels_, y)
+    assert plc.n_iter_ == 1 and plc.history_[0]["n_corrected"] == 0
+
+
 @pytest.mark.parametrize("confidence", ["cv", "oob"])
 def test_a_memorising_model_is_corrected(noisy_blobs, confidence):
     forest = RandomForestClassifier(n_estimators=30, random_state=0)
@@ -173,7 +188,8 @@ def test_corrections_that_their_models_judge_worse_are_undone(noisy_blobs, monke
     # any loss at all counts as clearly worse: the wiring, not the threshold
     monkeypatch.setattr("sklearn_plc._refit_run.WORSE_STANDARD_ERRORS", -1e9)
     forest = RandomForestClassifier(n_estimators=30, random_state=0)
-    plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    plc = PLCClassifier(forest, contested="keep", random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.selection_["undone"] and plc.selection_["round"] > 0
     assert plc.termination_condition_ == "undone"
     np.testing.assert_array_equal(plc.labels_, noisy_blobs.y_noisy)
@@ -182,6 +198,17 @@ def test_corrections_that_their_models_judge_worse_are_undone(noisy_blobs, monke
     np.testing.assert_array_equal(
         plc.predict(noisy_blobs.X), direct.predict(noisy_blobs.X)
     )
+
+
+def test_a_refused_run_sets_nothing_aside():
+    rng = np.random.RandomState(0)
+    X, y = rng.normal(size=(400, 5)), rng.randint(10, size=400)
+    plc = PLCClassifier(
+        DecisionTreeClassifier(random_state=0), contested="set_aside", random_state=0
+    )
+    plc.fit(X, y)
+    assert plc.termination_condition_ == "too_weak_to_judge"
+    assert not plc.set_aside_.any()
 
 
 def test_an_undo_is_logged_so_history_and_corrections_agree_with_labels(
