@@ -16,6 +16,11 @@ def plateau_epoch(
 ):
     """Whether the agreement curve has levelled off at its last epoch.
 
+    A model first learns the patterns its labels share, and its agreement with
+    them climbs; it has levelled off when the climb stops. A curve that has not
+    climbed yet (a model still at chance, before it starts learning) is not
+    level but not started, and is not a plateau.
+
     Parameters
     ----------
     agreement : sequence of float
@@ -25,7 +30,8 @@ def plateau_epoch(
         Never before this many epochs.
     tolerance : float
         The curve has levelled off when it rose by less than this per epoch,
-        on average over the last two epochs.
+        on average over the last two epochs, after rising by at least this
+        per epoch on average since the first epoch.
 
     Returns
     -------
@@ -36,10 +42,14 @@ def plateau_epoch(
     >>> from sklearn_plc._one_run import plateau_epoch
     >>> plateau_epoch([0.2, 0.4, 0.5, 0.6]), plateau_epoch([0.5, 0.6, 0.603, 0.606])
     (False, True)
+    >>> plateau_epoch([0.36, 0.359, 0.363, 0.361])  # not started learning
+    False
     """
     if len(agreement) < max(min_epochs, 3):
         return False
-    return (agreement[-1] - agreement[-3]) / 2 < tolerance
+    recent = (agreement[-1] - agreement[-3]) / 2
+    climbed = (agreement[-1] - agreement[0]) / (len(agreement) - 1)
+    return recent < tolerance <= climbed
 
 
 def max_warm_up(epochs):

@@ -135,8 +135,9 @@ class PLCCallback(Callback):
         Epochs of plain training before the first correction pass. ``"auto"``
         starts correcting once the net's training-pass agreement with the
         labels levels off (:func:`plateau_epoch`: it rose by less than 0.5
-        points per epoch over the last two epochs, and at least 3 epochs have
-        run), and at the latest at half of ``max_epochs``. A net first learns
+        points per epoch over the last two epochs, after rising by at least
+        that much per epoch since the first, and at least 3 epochs have run),
+        and at the latest at half of ``max_epochs``. A net first learns
         the patterns the labels share and only later memorises the wrong
         ones, so the end of that first phase is when its confidence is most
         worth trusting. The chosen epoch is ``warm_up_``.

@@ -93,6 +93,12 @@ def test_plateau_is_found_when_agreement_stops_rising():
     assert found == [False, False, False, False, False, True]
 
 
+def test_a_curve_that_has_not_started_rising_is_no_plateau():
+    curve = [0.36, 0.359, 0.363, 0.353, 0.358, 0.374, 0.41, 0.45, 0.47, 0.472, 0.473]
+    found = [plateau_epoch(curve[: i + 1]) for i in range(len(curve))]
+    assert found.index(True) == len(curve) - 1
+
+
 def test_auto_warm_up_starts_correcting_once_agreement_levels_off(noisy_digits):
     X, y, y_noisy = noisy_digits
     model = PLCClassifier(make_net(Conv2DNet, max_epochs=12), random_state=0)

@@ -1,0 +1,171 @@
+"""Does the automatic warm-up of a one-run path end on a flat start?
+
+Question (second check, "Refusing a model too weak to judge"): on quantiles-3 the
+MLP's agreement with its labels stays flat at chance for its first epochs, and
+the automatic warm-up read that as the plateau and started correcting towards a
+net at chance. ``plateau_epoch`` now asks for a climb before the level
+(``recent < tolerance <= climbed``). This runs an ``MLPClassifier`` with
+PLC's defaults (``"auto"``: the ``eval_pass`` path) under the new rule, finds
+from the recorded agreement curve the epoch that the earlier rule
+(``recent < tolerance`` only) would have picked, and where the two differ runs
+the earlier rule too, on the dev sets of ``partial_fit_auto.py``, the unseen
+check's datasets and the second check's.
+
+Usage (from the repository root, ``PYTHONPATH=.``)::
+
+    python benchmarks/studies/warm_up_start.py run OUT.json dev|unseen|fresh
+    python benchmarks/studies/warm_up_start.py summary LOG.json...
+"""
+
+import sys
+import time
+import warnings
+from collections import defaultdict
+
+import numpy as np
+from joblib import Parallel, delayed
+
+sys.path.insert(0, ".")
+from benchmarks.studies.common import dump_rows, load_rows
+
+SEEDS = (100, 101, 102)
+
+
+def _earlier_rule(agreement, *, min_epochs=3, tolerance=0.005):
+    if len(agreement) < max(min_epochs, 3):
+        return False
+    return (agreement[-1] - agreement[-3]) / 2 < tolerance
+
+
+def _data(where, dataset, noise, seed):
+    from sklearn.model_selection import train_test_split
+
+    if where == "dev":
+        from benchmarks.studies.common import noisy_cell
+
+        X_train, X_test, y_train, y_test, y_noisy, _ = noisy_cell(
+            dataset, "logistic", noise, seed
+        )
+        return X_train, X_test, y_train, y_test, y_noisy
+    from benchmarks.unseen import _load, _noise
+
+    X, y = _load(dataset)
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.3, random_state=seed, stratify=y
+    )
+    _, y_noisy = _noise(noise, seed).fit_resample(X_train, y_train)
+    return X_train, X_test, y_train, y_test, y_noisy
+
+
+def _plc(X, y, seed, rule):
+    import sklearn_plc._partial_fit_run as partial_fit_run
+    from benchmarks.unseen import _model
+    from sklearn_plc import PLCClassifier
+
+    curves = []
+    before = partial_fit_run.plateau_epoch
+
+    def recording(agreement, **kwargs):
+        curves.append(list(agreement))
+        return (rule or before)(agreement, **kwargs)
+
+    partial_fit_run.plateau_epoch = recording
+    try:
+        start = time.perf_counter()
+        plc = PLCClassifier(_model("mlp"), random_state=seed).fit(X, y)
+        seconds = time.perf_counter() - start
+    finally:
+        partial_fit_run.plateau_epoch = before
+    return plc, seconds, curves[-1] if curves else []
+
+
+def run_job(where, dataset, noise, seed):
+    from benchmarks.unseen import _model
+
+    warnings.simplefilter("ignore")
+    X_train, X_test, y_train, y_test, y_noisy = _data(where, dataset, noise, seed)
+    row = {"dataset": dataset, "noise": noise, "seed": seed}
+    start = time.perf_counter()
+    standard = _model("mlp").fit(X_train, y_noisy)
+    row["standard_s"] = time.perf_counter() - start
+    row["standard"] = float(np.mean(standard.predict(X_test) == y_test))
+    plc, seconds, curve = _plc(X_train, y_noisy, seed, None)
+    earlier = next(
+        (i for i in range(len(curve)) if _earlier_rule(curve[: i + 1])), None
+    )
+    row["curve_to_warm_up"] = curve
+    for name, fitted, s in [("climb", plc, seconds)] + (
+        [("flat", *_plc(X_train, y_noisy, seed, _earlier_rule)[:2])]
+        if earlier is not None and earlier != plc.warm_up_
+        else []
+    ):
+        row[name] = {
+            "acc": float(np.mean(fitted.predict(X_test) == y_test)),
+            "s": s,
+            "warm_up": fitted.warm_up_,
+            "purity_after": float(np.mean(fitted.labels_ == y_train)),
+        }
+    row.setdefault("flat", row["climb"])
+    row["purity_before"] = float(np.mean(y_noisy == y_train))
+    return row
+
+
+def jobs_for(where):
+    from benchmarks.unseen import DATASETS, FRESH_DATASETS, FRESH_NOISES, NOISES
+
+    if where == "dev":
+        from benchmarks.studies.partial_fit_auto import cells
+
+        return [(where, d, n, s) for d, n in cells() for s in SEEDS]
+    datasets, noises = (
+        (FRESH_DATASETS, FRESH_NOISES) if where == "fresh" else (DATASETS, NOISES)
+    )
+    return [(where, d, n, s) for d in datasets for n in noises for s in SEEDS]
+
+
+def run(out, where, jobs=2):
+    rows = Parallel(n_jobs=jobs, verbose=5)(
+        delayed(run_job)(*job) for job in jobs_for(where)
+    )
+    dump_rows(rows, out)
+
+
+def summary(*paths):
+    rows = [row for path in paths for row in load_rows(path)]
+    cells = defaultdict(list)
+    for row in rows:
+        cells[(row["dataset"], row["noise"])].append(row)
+    print("| cell | runs changed | flat start (earlier) | climb first (new) |")
+    print("|---|---:|---:|---:|")
+    totals = defaultdict(list)
+    for key, runs in sorted(cells.items()):
+        gains = {
+            name: 100 * np.mean([r[name]["acc"] - r["standard"] for r in runs])
+            for name in ("flat", "climb")
+        }
+        for name, gain in gains.items():
+            totals[name].append(gain)
+        changed = sum(r["flat"]["warm_up"] != r["climb"]["warm_up"] for r in runs)
+        print(
+            f"| {' '.join(key)} | {changed} | {gains['flat']:+.1f} | "
+            f"{gains['climb']:+.1f} |"
+        )
+    for name, gains in totals.items():
+        print(
+            f"{name}: mean {np.mean(gains):+.2f}, "
+            f"{sum(g >= -0.5 for g in gains)} of {len(gains)} within 0.5, "
+            f"worst {min(gains):+.1f}"
+        )
+
+
+def main(argv):
+    if len(argv) == 3 and argv[0] == "run":
+        run(argv[1], argv[2])
+    elif len(argv) >= 2 and argv[0] == "summary":
+        summary(*argv[1:])
+    else:
+        raise SystemExit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
