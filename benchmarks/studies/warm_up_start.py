@@ -26,7 +26,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 sys.path.insert(0, ".")
-from benchmarks.studies.common import dump_rows, load_rows
+from benchmarks.studies.common import dump_rows, load_rows, run_or_summarise
 
 SEEDS = (100, 101, 102)
 
@@ -158,14 +158,5 @@ def summary(*paths):
         )
 
 
-def main(argv):
-    if len(argv) == 3 and argv[0] == "run":
-        run(argv[1], argv[2])
-    elif len(argv) >= 2 and argv[0] == "summary":
-        summary(*argv[1:])
-    else:
-        raise SystemExit(__doc__)
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    run_or_summarise(__doc__, lambda out, where, _: run(out, where), summary)

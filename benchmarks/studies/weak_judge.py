@@ -23,7 +23,7 @@ undone run adds one final fit for the ``aside`` results.
 
 Usage (from the repository root, ``PYTHONPATH=.``)::
 
-    python benchmarks/studies/weak_judge.py run OUT.json DATASET... [--models M...]
+    python benchmarks/studies/weak_judge.py run OUT.json DATASET...
     python benchmarks/studies/weak_judge.py summary LOG.json...
 """
 
@@ -36,7 +36,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 sys.path.insert(0, ".")
-from benchmarks.studies.common import dump_rows, load_rows
+from benchmarks.studies.common import dump_rows, load_rows, run_or_summarise
 
 VARIANTS = ("keep", "refuse", "aside", "refuse-aside")
 
@@ -149,12 +149,12 @@ def run_job(dataset, model, noise, seed):
     return row
 
 
-def run(out, datasets, models=None, jobs=2):
+def run(out, datasets, jobs=2):
     from benchmarks.unseen import FRESH_DATASETS, FRESH_NOISES, MODELS, NOISES, SEEDS
 
     jobs_list = [
         (d, m, n, s)
-        for m in (models or MODELS)
+        for m in MODELS
         for d in datasets
         for n in (FRESH_NOISES if d in FRESH_DATASETS else NOISES)
         for s in SEEDS
@@ -219,18 +219,7 @@ def summary(*paths):
             )
 
 
-def main(argv):
-    if len(argv) >= 3 and argv[0] == "run":
-        models = None
-        if "--models" in argv:
-            at = argv.index("--models")
-            models, argv = argv[at + 1 :], argv[:at]
-        run(argv[1], argv[2:], models)
-    elif len(argv) >= 2 and argv[0] == "summary":
-        summary(*argv[1:])
-    else:
-        raise SystemExit(__doc__)
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    run_or_summarise(
+        __doc__, lambda out, first, rest: run(out, [first, *rest]), summary
+    )
