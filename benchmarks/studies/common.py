@@ -205,6 +205,26 @@ def dump_rows(rows, path):
         json.dump(rounded(rows), file)
 
 
+def run_and_dump(run_job, jobs, out, n_jobs=2):
+    """Run ``run_job(*job)`` for every job in parallel; log the rows (None dropped)."""
+    from joblib import Parallel, delayed
+
+    rows = Parallel(n_jobs=n_jobs, verbose=5)(delayed(run_job)(*job) for job in jobs)
+    dump_rows([row for row in rows if row is not None], out)
+    return rows
+
+
+def rows_by_cell(paths, keys=("dataset", "noise")):
+    """The logged rows of `paths`, grouped by the values of `keys`."""
+    from collections import defaultdict
+
+    cells = defaultdict(list)
+    for path in paths:
+        for row in load_rows(path):
+            cells[tuple(row[key] for key in keys)].append(row)
+    return cells
+
+
 def run_or_summarise(usage, run, summary):
     """The command line of a study: ``run OUT SET VARIANT...`` or ``summary LOG...``."""
     command, *args = sys.argv[1:]

@@ -28,10 +28,9 @@ import warnings
 from collections import defaultdict
 
 import numpy as np
-from joblib import Parallel, delayed
 
 sys.path.insert(0, ".")
-from benchmarks.studies.common import dump_rows, load_rows, run_or_summarise
+from benchmarks.studies.common import rows_by_cell, run_and_dump, run_or_summarise
 from benchmarks.studies.warm_up_start import _data, jobs_for
 
 METHODS = ("unjudged", "judged")
@@ -69,18 +68,13 @@ def run_job(where, dataset, noise, seed):
     return row
 
 
-def run(out, where, jobs=2):
-    rows = Parallel(n_jobs=jobs, verbose=5)(
-        delayed(run_job)(*job) for job in jobs_for(where)
-    )
-    dump_rows(rows, out)
+def run(out, where):
+    run_and_dump(run_job, jobs_for(where), out)
 
 
 def summary(*paths):
-    rows = [row for path in paths for row in load_rows(path)]
-    cells = defaultdict(list)
-    for row in rows:
-        cells[(row["dataset"], row["noise"])].append(row)
+    cells = rows_by_cell(paths)
+    rows = [row for runs in cells.values() for row in runs]
     methods = [m for m in (*METHODS, "cleanlab") if m in rows[0]]
     print("| cell | undone | " + " | ".join(methods) + " |")
     print("|---|---:|" + "---:|" * len(methods))

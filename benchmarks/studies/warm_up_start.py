@@ -23,10 +23,9 @@ import warnings
 from collections import defaultdict
 
 import numpy as np
-from joblib import Parallel, delayed
 
 sys.path.insert(0, ".")
-from benchmarks.studies.common import dump_rows, load_rows, run_or_summarise
+from benchmarks.studies.common import rows_by_cell, run_and_dump, run_or_summarise
 
 SEEDS = (100, 101, 102)
 
@@ -123,18 +122,12 @@ def jobs_for(where):
     return [(where, d, n, s) for d in datasets for n in noises for s in SEEDS]
 
 
-def run(out, where, jobs=2):
-    rows = Parallel(n_jobs=jobs, verbose=5)(
-        delayed(run_job)(*job) for job in jobs_for(where)
-    )
-    dump_rows(rows, out)
+def run(out, where):
+    run_and_dump(run_job, jobs_for(where), out)
 
 
 def summary(*paths):
-    rows = [row for path in paths for row in load_rows(path)]
-    cells = defaultdict(list)
-    for row in rows:
-        cells[(row["dataset"], row["noise"])].append(row)
+    cells = rows_by_cell(paths)
     print("| cell | runs changed | flat start (earlier) | climb first (new) |")
     print("|---|---:|---:|---:|")
     totals = defaultdict(list)

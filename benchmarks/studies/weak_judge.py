@@ -33,10 +33,9 @@ import warnings
 from collections import defaultdict
 
 import numpy as np
-from joblib import Parallel, delayed
 
 sys.path.insert(0, ".")
-from benchmarks.studies.common import dump_rows, load_rows, run_or_summarise
+from benchmarks.studies.common import rows_by_cell, run_and_dump, run_or_summarise
 
 VARIANTS = ("keep", "refuse", "aside", "refuse-aside")
 
@@ -149,7 +148,7 @@ def run_job(dataset, model, noise, seed):
     return row
 
 
-def run(out, datasets, jobs=2):
+def run(out, datasets):
     from benchmarks.unseen import FRESH_DATASETS, FRESH_NOISES, MODELS, NOISES, SEEDS
 
     jobs_list = [
@@ -159,20 +158,16 @@ def run(out, datasets, jobs=2):
         for n in (FRESH_NOISES if d in FRESH_DATASETS else NOISES)
         for s in SEEDS
     ]
-    rows = Parallel(n_jobs=jobs, verbose=5)(delayed(run_job)(*job) for job in jobs_list)
+    rows = run_and_dump(run_job, jobs_list, out)
     skipped = sorted(
         {job[:3] for job, row in zip(jobs_list, rows, strict=True) if row is None}
     )
     if skipped:
         print(f"skipped (PMD level not reachable): {skipped}")
-    dump_rows([row for row in rows if row is not None], out)
 
 
 def summary(*paths):
-    rows = [row for path in paths for row in load_rows(path)]
-    cells = defaultdict(list)
-    for row in rows:
-        cells[(row["dataset"], row["model"], row["noise"])].append(row)
+    cells = rows_by_cell(paths, ("dataset", "model", "noise"))
     methods = (*VARIANTS, "cleanlab")
     gains = defaultdict(dict)
     for key, runs in cells.items():
