@@ -225,6 +225,14 @@ def rows_by_cell(paths, keys=("dataset", "noise")):
     return cells
 
 
+def gain_headline(gains):
+    """Mean gain, cells within half a point of Standard, and the worst, in words."""
+    return (
+        f"mean {np.mean(gains):+.2f}, {sum(g >= -0.5 for g in gains)} of "
+        f"{len(gains)} within 0.5, worst {min(gains):+.1f}"
+    )
+
+
 def run_or_summarise(usage, run, summary):
     """The command line of a study: ``run OUT SET VARIANT...`` or ``summary LOG...``."""
     command, *args = sys.argv[1:]

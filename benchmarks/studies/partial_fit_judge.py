@@ -30,7 +30,12 @@ from collections import defaultdict
 import numpy as np
 
 sys.path.insert(0, ".")
-from benchmarks.studies.common import rows_by_cell, run_and_dump, run_or_summarise
+from benchmarks.studies.common import (
+    gain_headline,
+    rows_by_cell,
+    run_and_dump,
+    run_or_summarise,
+)
 from benchmarks.studies.warm_up_start import _data, jobs_for
 
 METHODS = ("unjudged", "judged")
@@ -96,11 +101,7 @@ def summary(*paths):
         cost = np.median(
             [r[m]["s"] / r["standard"]["s"] for runs in cells.values() for r in runs]
         )
-        print(
-            f"{m}: mean {np.mean(gains[m]):+.2f}, "
-            f"{sum(g >= -0.5 for g in gains[m])} of {len(gains[m])} within 0.5, "
-            f"worst {min(gains[m]):+.1f}, median cost {cost:.1f}x"
-        )
+        print(f"{m}: {gain_headline(gains[m])}, median cost {cost:.1f}x")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,12 @@ from collections import defaultdict
 import numpy as np
 
 sys.path.insert(0, ".")
-from benchmarks.studies.common import rows_by_cell, run_and_dump, run_or_summarise
+from benchmarks.studies.common import (
+    gain_headline,
+    rows_by_cell,
+    run_and_dump,
+    run_or_summarise,
+)
 
 SEEDS = (100, 101, 102)
 
@@ -144,11 +149,7 @@ def summary(*paths):
             f"{gains['climb']:+.1f} |"
         )
     for name, gains in totals.items():
-        print(
-            f"{name}: mean {np.mean(gains):+.2f}, "
-            f"{sum(g >= -0.5 for g in gains)} of {len(gains)} within 0.5, "
-            f"worst {min(gains):+.1f}"
-        )
+        print(f"{name}: {gain_headline(gains)}")
 
 
 if __name__ == "__main__":
