@@ -48,13 +48,23 @@ def _parser():
     grid.add_argument(
         "--datasets",
         nargs="+",
-        choices=[*DATASETS, *unseen.DATASETS],
-        help="datasets to run (default: all of the command's own)",
+        choices=[*DATASETS, *unseen.DATASETS, *unseen.FRESH_DATASETS],
+        help="datasets to run (default: all of the command's own; unseen's "
+        "second check, run only when named: "
+        f"{' '.join(unseen.FRESH_DATASETS)}, with --noises "
+        f"{' '.join(unseen.FRESH_NOISES)})",
     )
     grid.add_argument(
         "--noises",
         nargs="+",
-        choices=[*NOISE_CELLS, *(n for n in unseen.NOISES if n not in NOISE_CELLS)],
+        choices=[
+            *NOISE_CELLS,
+            *(
+                n
+                for n in (*unseen.NOISES, *unseen.FRESH_NOISES)
+                if n not in NOISE_CELLS
+            ),
+        ],
         help="noise cells: PMD type and level (I-35, …, III-70) or PMD 35%% + "
         "uniform 30/60%% or asymmetric 30%% (I+U30, …, III+A30); default: all. "
         "unseen: I-35, III-35 and U30 (uniform 30%%)",

@@ -173,6 +173,27 @@ def test_unseen_cli_writes_a_table_of_standard_and_plc_per_cell(tmp_path):
     assert "| naive-bayes | breast_cancer | U30 |" in table
 
 
+def test_unseen_runs_its_second_check_when_named(tmp_path):
+    main(
+        [
+            "unseen",
+            "--models",
+            "naive-bayes",
+            "--datasets",
+            "hastie-2",
+            "--noises",
+            "I-25",
+            "--seeds",
+            "100",
+            "--output",
+            str(tmp_path),
+        ]
+    )
+    (run,) = json.loads((tmp_path / "unseen" / "unseen.json").read_text())["runs"]
+    assert run["dataset"] == "hastie-2" and run["noise"] == "I-25"
+    assert "judge_margin" in run["memorisation"]
+
+
 def test_a_dataset_of_another_command_is_rejected_with_its_choices(tmp_path):
     with pytest.raises(SystemExit, match="--datasets hard-4 not known to this command"):
         main(["tables", "--datasets", "hard-4", "--output", str(tmp_path)])
