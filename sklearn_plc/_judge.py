@@ -159,9 +159,10 @@ def memorisation_evidence(
     if left_out is not None:
         measured[left_out] = False
     encoded = encoded[measured]
+    held_out_proba = held_out_proba[measured]
     in_sample_agrees = in_sample[measured].argmax(axis=1) == encoded
-    out_of_fold_agrees = held_out_proba[measured].argmax(axis=1) == encoded
-    surely_disputed = confidence_ratio(held_out_proba[measured], encoded) <= sure_ratio
+    out_of_fold_agrees = held_out_proba.argmax(axis=1) == encoded
+    surely_disputed = confidence_ratio(held_out_proba, encoded) <= sure_ratio
     _, gap_error = agreement_gain(in_sample_agrees, out_of_fold_agrees)
     contradicted = 1.0 - out_of_fold_agrees.mean()
     margin, margin_error = agreement_gain(out_of_fold_agrees, surely_disputed)

@@ -249,7 +249,6 @@ class RefitRun(RunPath):
         set_aside = None
         if held_out and plc.contested == "set_aside" and stopped not in LABELS_KEPT:
             set_aside = keep_every_class(corrector.contested(), corrector.labels)
-
         return RunResult(
             corrector=corrector,
             termination=stopped,

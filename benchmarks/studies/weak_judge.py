@@ -78,13 +78,14 @@ def _fit_plc(make, X, y, seed, refuse):
 def _aside_model(captured, X):
     """The final model of an undone run fitted without its first-round sure disputes."""
     import sklearn_plc._refit_run as refit_run
+    from sklearn_plc.correction import confidence_ratio
 
     run_path, result = captured["run"], captured["result"]
     corrector = result.corrector
     proba = corrector.first_proba
-    ratio = refit_run.BINARY_SURE_RATIO if proba.shape[1] == 2 else refit_run.SURE_RATIO
-    label_proba = proba[np.arange(proba.shape[0]), corrector.labels]
-    disputed = label_proba <= ratio * proba.max(axis=1)
+    disputed = confidence_ratio(proba, corrector.labels) <= refit_run.sure_ratio_for(
+        proba.shape[1]
+    )
     aside = refit_run.keep_every_class(disputed, corrector.labels)
     return run_path._final_model(
         run_path.estimator, corrector.labels, X, {}, aside
