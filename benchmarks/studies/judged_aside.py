@@ -1,0 +1,212 @@
+"""When PLC keeps the labels, set aside its sure disputes if the judge agrees?
+
+Question (issue "Ahead of cleanlab"): where a run returns the labels as given
+(the undo fired, or the model does not memorise), cleanlab's ``CleanLearning``
+still gains by removing the samples it flags. Setting the first round's sure
+disputes aside every time lost before (``undo-aside-sure`` in ``contested.py``,
+``aside`` in ``weak_judge.py``). Does it win when the held-out judge decides:
+the same folds are refitted without those samples, and they are left out of the
+final fit only when those models agree clearly better (one standard error,
+paired) with the given labels of the set-aside validation samples
+(``sklearn_plc._refit_run.SET_ASIDE_WHEN_KEPT``)?
+
+Each run fits Standard, cleanlab and PLC (``keep``: the library's default). A
+run that ends ``undone`` or ``not_memorising`` is fitted again with the judged
+set-aside (``judged``) and with the set-aside taken whatever the judge says
+(``always``); other runs are the same in all three.
+
+Usage (from the repository root, ``PYTHONPATH=.``, with
+``git apply benchmarks/studies/judged_aside.patch`` first)::
+
+    python benchmarks/studies/judged_aside.py run OUT.json SET
+    python benchmarks/studies/judged_aside.py summary LOG.json...
+
+SET: ``dev`` (the cells of ``contested.py``'s tables, hard, new and binary sets
+and of ``non_memorising.py``; dev splits, seeds 100-102), ``unseen`` (the
+unseen check) or ``fresh`` (the second check).
+"""
+
+import sys
+import time
+import warnings
+from collections import defaultdict
+
+import numpy as np
+
+sys.path.insert(0, ".")
+from benchmarks.studies.common import (
+    gain_headline,
+    rows_by_cell,
+    run_and_dump,
+    with_standard,
+)
+
+VARIANTS = ("keep", "judged", "always")
+SEEDS = (100, 101, 102)
+
+
+def _fit_plc(make, X, y, seed, variant):
+    """PLC with the set-aside flag for `variant`; ``(model, seconds, evidence)``."""
+    import sklearn_plc._refit_run as refit_run
+    from sklearn_plc import PLCClassifier
+
+    if not hasattr(refit_run, "SET_ASIDE_WHEN_KEPT"):
+        raise SystemExit(
+            "judged_aside.py needs the study hook: git apply "
+            "benchmarks/studies/judged_aside.patch"
+        )
+    before = refit_run.SET_ASIDE_WHEN_KEPT, refit_run.EVIDENCE_STANDARD_ERRORS
+    refit_run.SET_ASIDE_WHEN_KEPT = variant != "keep"
+    if variant == "always":
+        refit_run.EVIDENCE_STANDARD_ERRORS = -np.inf
+    captured = {}
+    run = refit_run.RefitRun.run
+
+    def run_and_keep(self, *args, **kwargs):
+        result = run(self, *args, **kwargs)
+        captured["evidence"] = getattr(self, "set_aside_evidence", None)
+        return result
+
+    refit_run.RefitRun.run = run_and_keep
+    try:
+        start = time.perf_counter()
+        plc = PLCClassifier(make(), random_state=seed).fit(X, y)
+        seconds = time.perf_counter() - start
+    finally:
+        refit_run.RefitRun.run = run
+        refit_run.SET_ASIDE_WHEN_KEPT, refit_run.EVIDENCE_STANDARD_ERRORS = before
+    return plc, seconds, captured.get("evidence")
+
+
+def _unseen_cell(dataset, model, noise, seed):
+    from sklearn.model_selection import train_test_split
+
+    from benchmarks.unseen import _load, _model, _noise
+
+    X, y = _load(dataset)
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.3, random_state=seed, stratify=y
+    )
+    try:
+        _, y_noisy = _noise(noise, seed).fit_resample(X_train, y_train)
+    except ValueError:  # a PMD level the dataset's posterior cannot reach
+        return None
+    return X_train, X_test, y_train, y_test, y_noisy, lambda: _model(model)
+
+
+def run_job(dataset, model, noise, seed, check):
+    from benchmarks.tables import clean_learning
+
+    warnings.simplefilter("ignore")
+    if check:
+        drawn = with_standard(dataset, model, noise, seed, make_cell=_unseen_cell)
+    else:
+        drawn = with_standard(dataset, model, noise, seed)
+    if drawn is None:
+        return None
+    (X_train, X_test, y_train, y_test, y_noisy, make), row = drawn
+    wrong = y_noisy != y_train
+
+    def score(fitted):
+        return float(np.mean(fitted.predict(X_test) == y_test))
+
+    start = time.perf_counter()
+    cleaner = clean_learning(make(), seed).fit(X_train, y_noisy)
+    row["cleanlab_s"] = time.perf_counter() - start
+    row["cleanlab"] = score(cleaner)
+    for variant in VARIANTS:
+        if variant != "keep" and row["keep"]["termination"] not in (
+            "undone",
+            "not_memorising",
+        ):
+            row[variant] = row["keep"]
+            continue
+        fitted, seconds, evidence = _fit_plc(make, X_train, y_noisy, seed, variant)
+        aside = fitted.set_aside_
+        row[variant] = {
+            "acc": score(fitted),
+            "s": seconds,
+            "termination": fitted.termination_condition_,
+            "n_set_aside": int(aside.sum()),
+            "aside_wrong": float(wrong[aside].mean()) if aside.any() else None,
+            "evidence": evidence,
+        }
+    row["purity_before"] = float(np.mean(~wrong))
+    return row
+
+
+def dev_cells():
+    from benchmarks.studies.contested import cells as contested_cells
+    from benchmarks.studies.non_memorising import cells as non_memorising_cells
+
+    found = [c for s in ("tables", "hard", "new", "binary") for c in contested_cells(s)]
+    return found + [c for c in non_memorising_cells() if c not in found]
+
+
+def run(out, what):
+    if what == "dev":
+        jobs = [(*c, s, False) for c in dev_cells() for s in SEEDS]
+    else:
+        from benchmarks.unseen import (
+            DATASETS,
+            FRESH_DATASETS,
+            FRESH_NOISES,
+            MODELS,
+            NOISES,
+        )
+
+        datasets, noises = (
+            (FRESH_DATASETS, FRESH_NOISES) if what == "fresh" else (DATASETS, NOISES)
+        )
+        jobs = [
+            (d, m, n, s, True)
+            for m in MODELS
+            if m != "mlp"  # the MLP runs in one training run: no refit judge
+            for d in datasets
+            for n in noises
+            for s in SEEDS
+        ]
+    run_and_dump(run_job, jobs, out)
+
+
+def summary(*paths):
+    cells = rows_by_cell(paths, ("dataset", "model", "noise"))
+    methods = (*VARIANTS, "cleanlab")
+    gains = defaultdict(dict)
+    for key, runs in cells.items():
+        for method in methods:
+            gains[key][method] = 100 * np.mean(
+                [
+                    (r[method] if method == "cleanlab" else r[method]["acc"]) - r["std"]
+                    for r in runs
+                ]
+            )
+    print("| cell | kept | judged set aside | " + " | ".join(methods) + " |")
+    print("|---|---:|---:|" + "---:|" * len(methods))
+    for key, runs in sorted(cells.items()):
+        kept = sum(
+            r["keep"]["termination"] in ("undone", "not_memorising") for r in runs
+        )
+        if not kept:
+            continue
+        chosen = sum(r["judged"]["n_set_aside"] > 0 for r in runs)
+        print(
+            f"| {' '.join(key)} | {kept} | {chosen} | "
+            + " | ".join(f"{gains[key][m]:+.1f}" for m in methods)
+            + " |"
+        )
+    print(f"\n{len(cells)} cells")
+    for method in methods:
+        cell_gains = [gains[key][method] for key in cells]
+        ahead = sum(gains[key][method] >= gains[key]["cleanlab"] for key in cells)
+        print(f"{method}: {gain_headline(cell_gains)}, ≥ cleanlab {ahead}")
+
+
+if __name__ == "__main__":
+    command, *args = sys.argv[1:]
+    if command == "run":
+        run(*args)
+    elif command == "summary":
+        summary(*args)
+    else:
+        raise SystemExit(__doc__)
