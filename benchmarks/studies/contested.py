@@ -26,7 +26,9 @@ rest), ``aside-only`` (relabel nothing, set aside every held-out
 disagreement), ``*-fast`` (no refit after a quiet pass's few changes, and a stop
 at the first judged refit that agrees worse by two standard errors),
 ``*-reuse`` / ``*-early`` (one of the two), ``cv5-fast`` (5 folds),
-``keep-binary-sure`` (``keep``, but in two classes ``theta_end`` ⅓), ``cleanlab``.
+``keep-binary-sure`` (``keep``, but in two classes ``theta_end`` ⅓),
+``keep-bar2`` / ``keep-bar3`` (refit after twice / three times the changes a quiet
+pass may make; needs ``contested_bar.patch``), ``cleanlab``.
 Variants named by ``contested="set_aside"`` measure the library as it is run:
 logs taken before the sure-ratio cap (``SURE_RATIO``) ran ``aside`` at 0.9.
 """
@@ -82,6 +84,11 @@ VARIANTS = {
     # the same, only the disputes where the label has at most half the top
     # class's probability (a third in two classes)
     "undo-aside-sure": {"contested": "keep"},
+    # the default loop, refitting only after two (three) times as many changes
+    # since the last fit as a quiet pass may make (REFIT_BAR_FACTOR: apply
+    # contested_bar.patch to the library first)
+    "keep-bar2": {"contested": "keep"},
+    "keep-bar3": {"contested": "keep"},
 }
 # the "-fast" variants: no refit after a quiet pass's few changes, and a stop
 # at the first judged refit that agrees worse by 2 standard errors
@@ -271,6 +278,16 @@ def run_job(dataset, model, noise, seed, variants):
                     )
                 limit = int(variant.removeprefix("keep-refits"))
                 restore = _patch_refit_run({"MAX_REFITS": limit})
+            if variant.startswith("keep-bar"):
+                import sklearn_plc._refit_run as refit_run
+
+                if not hasattr(refit_run, "REFIT_BAR_FACTOR"):
+                    raise SystemExit(
+                        "keep-bar* needs the study hook: git apply "
+                        "benchmarks/studies/contested_bar.patch"
+                    )
+                factor = float(variant.removeprefix("keep-bar"))
+                restore = _patch_refit_run({"REFIT_BAR_FACTOR": factor})
             if variant.endswith("-fast"):
                 restore = _patch_refit_run(FAST)
             elif variant.endswith("-reuse"):
