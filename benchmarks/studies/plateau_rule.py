@@ -1,0 +1,128 @@
+"""Does the one-run warm-up end mid-climb, and would a relative plateau wait?
+
+Question (second check): an ``MLPClassifier`` on quantiles-3 learns slowly, its
+agreement with its labels rising about half a point an epoch for 60 epochs. The
+automatic warm-up (``plateau_epoch``: the rise over the last two epochs below
+0.005 an epoch, after a climb) reads one slow epoch as the plateau, corrections
+start at epochs 3-18 with the model near chance, and the run loses 18-31
+points. A plateau relative to the curve's own climb asks instead that the rise
+per epoch over the last five epochs be below half the mean rise per epoch since
+the first (``relative``). A learning curve a·t^p keeps a ratio of p between the
+two, so this waits on a climb slower than a square root, and a curve that
+saturates passes it soon after it bends.
+
+Each run fits Standard and PLC with its defaults (``"auto"``: the ``eval_pass``
+path) under the library's rule (``absolute``) and under ``relative``, on the
+dev sets of ``partial_fit_auto.py``, the unseen check's datasets and the second
+check's.
+
+Usage (from the repository root, ``PYTHONPATH=.``)::
+
+    python benchmarks/studies/plateau_rule.py run OUT.json dev|unseen|fresh
+    python benchmarks/studies/plateau_rule.py summary LOG.json...
+"""
+
+import sys
+import time
+import warnings
+from collections import defaultdict
+
+import numpy as np
+
+sys.path.insert(0, ".")
+from benchmarks.studies.common import (
+    gain_headline,
+    rows_by_cell,
+    run_and_dump,
+    run_or_summarise,
+)
+from benchmarks.studies.warm_up_start import _data, jobs_for
+
+RULES = ("absolute", "relative")
+RECENT_EPOCHS = 5
+
+
+def relative_plateau(agreement, *, min_epochs=3, tolerance=0.005):
+    """The rise over the last epochs below half the mean rise since the first."""
+    n = len(agreement)
+    if n < max(min_epochs, 3):
+        return False
+    recent_epochs = min(RECENT_EPOCHS, n - 1)
+    recent = (agreement[-1] - agreement[-1 - recent_epochs]) / recent_epochs
+    climbed = (agreement[-1] - agreement[0]) / (n - 1)
+    return climbed >= tolerance and recent < climbed / 2
+
+
+def _plc(X, y, seed, rule):
+    import sklearn_plc._partial_fit_run as partial_fit_run
+    from benchmarks.unseen import _model
+    from sklearn_plc import PLCClassifier
+
+    before = partial_fit_run.plateau_epoch
+    if rule == "relative":
+        partial_fit_run.plateau_epoch = relative_plateau
+    try:
+        start = time.perf_counter()
+        plc = PLCClassifier(_model("mlp"), random_state=seed).fit(X, y)
+        seconds = time.perf_counter() - start
+    finally:
+        partial_fit_run.plateau_epoch = before
+    return plc, seconds
+
+
+def run_job(where, dataset, noise, seed):
+    from benchmarks.unseen import _model
+
+    warnings.simplefilter("ignore")
+    try:
+        X_train, X_test, y_train, y_test, y_noisy = _data(where, dataset, noise, seed)
+    except (ValueError, TypeError):  # a PMD level out of reach
+        return None
+    row = {"dataset": dataset, "noise": noise, "seed": seed}
+    start = time.perf_counter()
+    standard = _model("mlp").fit(X_train, y_noisy)
+    row["standard_s"] = time.perf_counter() - start
+    row["standard"] = float(np.mean(standard.predict(X_test) == y_test))
+    for rule in RULES:
+        fitted, seconds = _plc(X_train, y_noisy, seed, rule)
+        row[rule] = {
+            "acc": float(np.mean(fitted.predict(X_test) == y_test)),
+            "s": seconds,
+            "warm_up": fitted.warm_up_,
+            "n_changed": int(np.sum(fitted.labels_ != y_noisy)),
+            "purity_after": float(np.mean(fitted.labels_ == y_train)),
+            "termination": fitted.termination_condition_,
+        }
+    row["purity_before"] = float(np.mean(y_noisy == y_train))
+    return row
+
+
+def run(out, where):
+    run_and_dump(run_job, jobs_for(where), out)
+
+
+def summary(*paths):
+    cells = rows_by_cell(paths)
+    print("| cell | warm-up (absolute → relative) | absolute | relative |")
+    print("|---|---|---:|---:|")
+    totals = defaultdict(list)
+    for key, runs in sorted(cells.items()):
+        gains = {
+            rule: 100 * np.mean([r[rule]["acc"] - r["standard"] for r in runs])
+            for rule in RULES
+        }
+        for rule, gain in gains.items():
+            totals[rule].append(gain)
+        warm = ", ".join(
+            f"{r['absolute']['warm_up']}→{r['relative']['warm_up']}" for r in runs
+        )
+        print(
+            f"| {' '.join(key)} | {warm} | {gains['absolute']:+.1f} | "
+            f"{gains['relative']:+.1f} |"
+        )
+    for rule, gains in totals.items():
+        print(f"{rule}: {gain_headline(gains)}")
+
+
+if __name__ == "__main__":
+    run_or_summarise(__doc__, lambda out, where, _: run(out, where), summary)
