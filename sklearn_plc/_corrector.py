@@ -326,7 +326,9 @@ align_class_distribution`) to the class frequencies of the labels as given.
             contested &= ~self.fixed[self.rows]
         return contested
 
-    def run_round(self, *, refit=True, correct=True, holdout_agreement=None):
+    def run_round(
+        self, *, refit=True, correct=True, holdout_agreement=None, may_raise=True
+    ):
         """Run one round: a correction pass (after warm-up) and a schedule update.
 
         Parameters
@@ -341,6 +343,9 @@ align_class_distribution`) to the class frequencies of the labels as given.
         holdout_agreement : float or None, default=None
             Recorded in the history: the held-out agreement with the given
             labels of this round's models (see :mod:`sklearn_plc._judge`).
+        may_raise : bool, default=True
+            False holds the threshold where it is after this pass, quiet or
+            not (a run whose model is still learning from its labels).
 
         Returns
         -------
@@ -382,15 +387,16 @@ align_class_distribution`) to the class frequencies of the labels as given.
             self.converged = threshold >= self.theta_end and is_quiet_pass(
                 n_corrected, n_samples, self.min_correction_rate
             )
-            self.threshold = next_threshold(
-                threshold,
-                n_corrected,
-                n_samples,
-                step=self.beta,
-                end=self.theta_end,
-                schedule=self.schedule,
-                min_correction_rate=self.min_correction_rate,
-            )
+            if may_raise:
+                self.threshold = next_threshold(
+                    threshold,
+                    n_corrected,
+                    n_samples,
+                    step=self.beta,
+                    end=self.theta_end,
+                    schedule=self.schedule,
+                    min_correction_rate=self.min_correction_rate,
+                )
         self.history.append(
             {
                 "round": round_index,

@@ -39,6 +39,9 @@ from .correction import is_quiet_pass
 # the learner's stopping rule where it has none of its own (MLPClassifier's)
 DEFAULT_TOL = 1e-4
 DEFAULT_N_ITER_NO_CHANGE = 10
+# Raise the threshold only once the learner's loss on the current labels has
+# stopped improving (its own stopping rule); False: after any quiet pass.
+RAISE_WHEN_SETTLED = True
 
 
 def n_epochs(learner):
@@ -182,7 +185,10 @@ class PartialFitRun(RunPath):
                     plateau_epoch(agreement) or corrector.n_rounds + 1 >= latest_warm_up
                 ):
                     corrector.end_warm_up()
-                corrector.run_round()
+                corrector.run_round(
+                    may_raise=not RAISE_WHEN_SETTLED
+                    or stopped_improving(losses, tol, n_iter_no_change)
+                )
                 last = corrector.history[-1]
                 if not is_quiet_pass(
                     last["n_corrected"], n_samples, corrector.min_correction_rate

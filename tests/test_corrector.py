@@ -57,6 +57,15 @@ def test_converges_after_a_quiet_pass_at_the_end_threshold():
     assert corrector.converged
 
 
+def test_a_quiet_pass_that_may_not_raise_keeps_the_threshold():
+    corrector = make_corrector([0, 1], theta=0.3, beta=0.1)
+    corrector.add_proba(np.array([[0.9, 0.1], [0.1, 0.9]]))
+    corrector.run_round(may_raise=False)
+    assert corrector.threshold == 0.3 and not corrector.converged
+    corrector.run_round()
+    assert corrector.threshold == 0.4
+
+
 def test_alignment_stops_a_pass_from_following_the_models_class_bias():
     # a third of the given labels are class 0, but the model puts two thirds of
     # its mass there: without alignment sample 1 moves to class 0, with it it stays

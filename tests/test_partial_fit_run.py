@@ -159,6 +159,15 @@ def test_the_run_ends_as_the_learner_would_once_the_labels_settle(noisy_blobs):
     assert all(r["n_corrected"] == 0 for r in plc.history_[-5:])
 
 
+def test_the_threshold_stays_while_the_learners_loss_still_improves(noisy_blobs):
+    # tol=None: the learner never declares its loss settled, so however quiet
+    # the passes, the threshold stays at theta
+    model = SGDClassifier(loss="log_loss", max_iter=60, tol=None, random_state=0)
+    plc = PLCClassifier(model, confidence="eval_pass", theta=0.2, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert {r["threshold"] for r in plc.history_} == {0.2}
+
+
 def test_a_learner_without_a_tolerance_runs_its_max_iter(noisy_blobs):
     model = SGDClassifier(loss="log_loss", max_iter=60, tol=None, random_state=0)
     plc = PLCClassifier(model, confidence="eval_pass", random_state=0)
