@@ -91,6 +91,28 @@ def noisy_cell(dataset, model, noise, seed, split=1):
     return Xtr, Xte, ytr, yte, yn, T.DATASETS[dataset].base_model
 
 
+def unseen_cell(dataset, model, noise, seed):
+    """A cell of the unseen checks (``benchmarks.unseen``), split by `seed`.
+
+    ``(X_train, X_test, y_train, y_test, y_noisy, make_model)`` as
+    :func:`noisy_cell`; None where the dataset's posterior cannot reach the
+    PMD level.
+    """
+    from sklearn.model_selection import train_test_split
+
+    from benchmarks.unseen import _load, _model, _noise
+
+    X, y = _load(dataset)
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.3, random_state=seed, stratify=y
+    )
+    try:
+        _, y_noisy = _noise(noise, seed).fit_resample(X_train, y_train)
+    except ValueError:  # a PMD level the dataset's posterior cannot reach
+        return None
+    return X_train, X_test, y_train, y_test, y_noisy, lambda: _model(model)
+
+
 def cells(what):
     """The dev cells (dataset, model, noise, seed) of ``hard``, ``lr`` or ``tables``."""
     from benchmarks.tables import MEMORISING_NOISES, NOISE_CELLS

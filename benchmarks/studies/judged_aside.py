@@ -38,6 +38,7 @@ from benchmarks.studies.common import (
     gain_headline,
     rows_by_cell,
     run_and_dump,
+    unseen_cell,
     with_standard,
 )
 
@@ -78,28 +79,12 @@ def _fit_plc(make, X, y, seed, variant):
     return plc, seconds, captured.get("evidence")
 
 
-def _unseen_cell(dataset, model, noise, seed):
-    from sklearn.model_selection import train_test_split
-
-    from benchmarks.unseen import _load, _model, _noise
-
-    X, y = _load(dataset)
-    X_train, X_test, y_train, y_test = train_test_split(
-        X, y, test_size=0.3, random_state=seed, stratify=y
-    )
-    try:
-        _, y_noisy = _noise(noise, seed).fit_resample(X_train, y_train)
-    except ValueError:  # a PMD level the dataset's posterior cannot reach
-        return None
-    return X_train, X_test, y_train, y_test, y_noisy, lambda: _model(model)
-
-
 def run_job(dataset, model, noise, seed, check):
     from benchmarks.tables import clean_learning
 
     warnings.simplefilter("ignore")
     if check:
-        drawn = with_standard(dataset, model, noise, seed, make_cell=_unseen_cell)
+        drawn = with_standard(dataset, model, noise, seed, make_cell=unseen_cell)
     else:
         drawn = with_standard(dataset, model, noise, seed)
     if drawn is None:

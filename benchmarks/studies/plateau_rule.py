@@ -24,7 +24,6 @@ Usage (from the repository root, ``PYTHONPATH=.``)::
 
 import sys
 import time
-import warnings
 from collections import defaultdict
 
 import numpy as np
@@ -36,7 +35,7 @@ from benchmarks.studies.common import (
     run_and_dump,
     run_or_summarise,
 )
-from benchmarks.studies.warm_up_start import _data, jobs_for
+from benchmarks.studies.warm_up_start import jobs_for, one_run_rules_row
 
 RULES = ("absolute", "relative")
 RECENT_EPOCHS = 5
@@ -71,30 +70,7 @@ def _plc(X, y, seed, rule):
 
 
 def run_job(where, dataset, noise, seed):
-    from benchmarks.unseen import _model
-
-    warnings.simplefilter("ignore")
-    try:
-        X_train, X_test, y_train, y_test, y_noisy = _data(where, dataset, noise, seed)
-    except (ValueError, TypeError):  # a PMD level out of reach
-        return None
-    row = {"dataset": dataset, "noise": noise, "seed": seed}
-    start = time.perf_counter()
-    standard = _model("mlp").fit(X_train, y_noisy)
-    row["standard_s"] = time.perf_counter() - start
-    row["standard"] = float(np.mean(standard.predict(X_test) == y_test))
-    for rule in RULES:
-        fitted, seconds = _plc(X_train, y_noisy, seed, rule)
-        row[rule] = {
-            "acc": float(np.mean(fitted.predict(X_test) == y_test)),
-            "s": seconds,
-            "warm_up": fitted.warm_up_,
-            "n_changed": int(np.sum(fitted.labels_ != y_noisy)),
-            "purity_after": float(np.mean(fitted.labels_ == y_train)),
-            "termination": fitted.termination_condition_,
-        }
-    row["purity_before"] = float(np.mean(y_noisy == y_train))
-    return row
+    return one_run_rules_row(where, dataset, noise, seed, RULES, _plc)
 
 
 def run(out, where):

@@ -16,7 +16,8 @@ Each run fits Standard and PLC with its defaults under the earlier rule
 (``quiet``), the new one (``settled``) and a third (``stable``: raise after a
 quiet pass once the net's predicted classes changed, since the last epoch, on
 no more samples than a quiet pass may relabel; ``git apply
-benchmarks/studies/settled_threshold_stable.patch`` first), on the dev sets of
+benchmarks/studies/settled_threshold_stable.patch`` first; without it the
+runs skip it), on the dev sets of
 ``partial_fit_auto.py``, the unseen check's datasets and the second check's.
 
 Usage (from the repository root, ``PYTHONPATH=.``)::
@@ -27,7 +28,6 @@ Usage (from the repository root, ``PYTHONPATH=.``)::
 
 import sys
 import time
-import warnings
 from collections import defaultdict
 from pathlib import Path
 
@@ -40,9 +40,17 @@ from benchmarks.studies.common import (
     run_and_dump,
     run_or_summarise,
 )
-from benchmarks.studies.warm_up_start import _data, jobs_for
+from benchmarks.studies.warm_up_start import jobs_for, one_run_rules_row
 
 RULES = ("quiet", "settled", "stable")
+
+
+def _rules():
+    """The rules this library can run: ``stable`` only with its patch applied."""
+    import sklearn_plc._partial_fit_run as partial_fit_run
+
+    patched = '"predictions"' in Path(partial_fit_run.__file__).read_text()
+    return RULES if patched else RULES[:2]
 
 
 def _plc(X, y, seed, rule):
@@ -50,12 +58,6 @@ def _plc(X, y, seed, rule):
     from benchmarks.unseen import _model
     from sklearn_plc import PLCClassifier
 
-    source = Path(partial_fit_run.__file__).read_text()
-    if rule == "stable" and '"predictions"' not in source:
-        raise SystemExit(
-            "the stable rule needs: git apply "
-            "benchmarks/studies/settled_threshold_stable.patch"
-        )
     before = partial_fit_run.RAISE_WHEN_SETTLED
     partial_fit_run.RAISE_WHEN_SETTLED = {
         "quiet": False,
@@ -72,32 +74,7 @@ def _plc(X, y, seed, rule):
 
 
 def run_job(where, dataset, noise, seed):
-    from benchmarks.unseen import _model
-
-    warnings.simplefilter("ignore")
-    try:
-        X_train, X_test, y_train, y_test, y_noisy = _data(where, dataset, noise, seed)
-    except (ValueError, TypeError):  # a PMD level out of reach
-        return None
-    row = {"dataset": dataset, "noise": noise, "seed": seed}
-    start = time.perf_counter()
-    standard = _model("mlp").fit(X_train, y_noisy)
-    row["standard_s"] = time.perf_counter() - start
-    row["standard"] = float(np.mean(standard.predict(X_test) == y_test))
-    for rule in RULES:
-        fitted, seconds = _plc(X_train, y_noisy, seed, rule)
-        row[rule] = {
-            "acc": float(np.mean(fitted.predict(X_test) == y_test)),
-            "s": seconds,
-            "warm_up": fitted.warm_up_,
-            "epochs": int(fitted.n_iter_),
-            "final_threshold": float(fitted.theta_),
-            "n_changed": int(np.sum(fitted.labels_ != y_noisy)),
-            "purity_after": float(np.mean(fitted.labels_ == y_train)),
-            "termination": fitted.termination_condition_,
-        }
-    row["purity_before"] = float(np.mean(y_noisy == y_train))
-    return row
+    return one_run_rules_row(where, dataset, noise, seed, _rules(), _plc)
 
 
 def run(out, where):
@@ -106,17 +83,19 @@ def run(out, where):
 
 def summary(*paths):
     cells = rows_by_cell(paths)
+    first = next(iter(cells.values()))[0]
+    rules = [rule for rule in RULES if rule in first]
     print(
         "| cell | purity before | "
-        + " | ".join(f"{rule}: Δ, changed, purity after" for rule in RULES)
+        + " | ".join(f"{rule}: Δ, changed, purity after" for rule in rules)
         + " |"
     )
-    print("|---|---:|" + "---|" * len(RULES))
+    print("|---|---:|" + "---|" * len(rules))
     totals = defaultdict(list)
     costs = defaultdict(list)
     for key, runs in sorted(cells.items()):
         line = f"| {' '.join(key)} | {np.mean([r['purity_before'] for r in runs]):.3f}"
-        for rule in RULES:
+        for rule in rules:
             gain = 100 * np.mean([r[rule]["acc"] - r["standard"] for r in runs])
             totals[rule].append(gain)
             costs[rule] += [r[rule]["s"] / r["standard_s"] for r in runs]

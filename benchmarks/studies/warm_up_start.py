@@ -42,23 +42,46 @@ def _earlier_rule(agreement, *, min_epochs=3, tolerance=0.005):
 
 
 def _data(where, dataset, noise, seed):
-    from sklearn.model_selection import train_test_split
+    """A dev or check cell: ``(X_train, X_test, y_train, y_test, y_noisy)`` or None."""
+    from benchmarks.studies.common import noisy_cell, unseen_cell
 
-    if where == "dev":
-        from benchmarks.studies.common import noisy_cell
+    make_cell = noisy_cell if where == "dev" else unseen_cell
+    cell = make_cell(dataset, "logistic", noise, seed)
+    return None if cell is None else cell[:5]
 
-        X_train, X_test, y_train, y_test, y_noisy, _ = noisy_cell(
-            dataset, "logistic", noise, seed
-        )
-        return X_train, X_test, y_train, y_test, y_noisy
-    from benchmarks.unseen import _load, _noise
 
-    X, y = _load(dataset)
-    X_train, X_test, y_train, y_test = train_test_split(
-        X, y, test_size=0.3, random_state=seed, stratify=y
-    )
-    _, y_noisy = _noise(noise, seed).fit_resample(X_train, y_train)
-    return X_train, X_test, y_train, y_test, y_noisy
+def one_run_rules_row(where, dataset, noise, seed, rules, fit_plc):
+    """An MLP's Standard fit and its PLC run under each of `rules`, as a log row.
+
+    ``fit_plc(X, y, seed, rule)`` returns ``(fitted PLCClassifier, seconds)``.
+    None where the cell cannot be drawn.
+    """
+    from benchmarks.unseen import _model
+
+    warnings.simplefilter("ignore")
+    data = _data(where, dataset, noise, seed)
+    if data is None:
+        return None
+    X_train, X_test, y_train, y_test, y_noisy = data
+    row = {"dataset": dataset, "noise": noise, "seed": seed}
+    start = time.perf_counter()
+    standard = _model("mlp").fit(X_train, y_noisy)
+    row["standard_s"] = time.perf_counter() - start
+    row["standard"] = float(np.mean(standard.predict(X_test) == y_test))
+    for rule in rules:
+        fitted, seconds = fit_plc(X_train, y_noisy, seed, rule)
+        row[rule] = {
+            "acc": float(np.mean(fitted.predict(X_test) == y_test)),
+            "s": seconds,
+            "warm_up": fitted.warm_up_,
+            "epochs": int(fitted.n_iter_),
+            "final_threshold": float(fitted.theta_),
+            "n_changed": int(np.sum(fitted.labels_ != y_noisy)),
+            "purity_after": float(np.mean(fitted.labels_ == y_train)),
+            "termination": fitted.termination_condition_,
+        }
+    row["purity_before"] = float(np.mean(y_noisy == y_train))
+    return row
 
 
 def _plc(X, y, seed, rule):

@@ -35,7 +35,12 @@ from collections import defaultdict
 import numpy as np
 
 sys.path.insert(0, ".")
-from benchmarks.studies.common import rows_by_cell, run_and_dump, run_or_summarise
+from benchmarks.studies.common import (
+    rows_by_cell,
+    run_and_dump,
+    run_or_summarise,
+    unseen_cell,
+)
 
 VARIANTS = ("keep", "refuse", "aside", "refuse-aside")
 
@@ -93,34 +98,26 @@ def _aside_model(captured, X):
 
 
 def run_job(dataset, model, noise, seed):
-    from sklearn.model_selection import train_test_split
-
     from benchmarks.tables import clean_learning
-    from benchmarks.unseen import _load, _model, _noise
 
     warnings.simplefilter("ignore")
-    X, y = _load(dataset)
-    X_train, X_test, y_train, y_test = train_test_split(
-        X, y, test_size=0.3, random_state=seed, stratify=y
-    )
-    try:
-        _, y_noisy = _noise(noise, seed).fit_resample(X_train, y_train)
-    except ValueError:  # a PMD level the dataset's posterior cannot reach
+    cell = unseen_cell(dataset, model, noise, seed)
+    if cell is None:
         return None
+    X_train, X_test, y_train, y_test, y_noisy, make = cell
     row = {"dataset": dataset, "model": model, "noise": noise, "seed": seed}
 
     def score(fitted):
         return float(np.mean(fitted.predict(X_test) == y_test))
 
     start = time.perf_counter()
-    standard = _model(model).fit(X_train, y_noisy)
+    standard = make().fit(X_train, y_noisy)
     row["standard_s"] = time.perf_counter() - start
     row["standard"] = score(standard)
     start = time.perf_counter()
-    cleaner = clean_learning(_model(model), seed).fit(X_train, y_noisy)
+    cleaner = clean_learning(make(), seed).fit(X_train, y_noisy)
     row["cleanlab_s"] = time.perf_counter() - start
     row["cleanlab"] = score(cleaner)
-    make = lambda: _model(model)  # noqa: E731
     plc, seconds, captured = _fit_plc(make, X_train, y_noisy, seed, refuse=True)
     row["evidence"] = plc.memorisation_
     refused = plc.termination_condition_ == "too_weak_to_judge"
