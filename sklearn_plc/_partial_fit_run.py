@@ -5,8 +5,12 @@ order (the learner's own mini-batches); every sample is then predicted by the
 model as it stands, and a correction pass reads those probabilities, averaged
 over the last ``window`` epochs, as for a net's ``eval_pass``. The next epoch
 trains on the corrected labels. One model is trained, so the run costs about
-one fit plus a prediction an epoch. In a Pipeline, the steps before the learner
-are fitted once, on the labels as given, and the learner trains on their output.
+one fit plus a prediction an epoch. The threshold is relaxed after a quiet pass
+only once the learner's loss on the current labels has stopped improving (its
+own stopping rule): while it still learns, a pass is quiet because the model is
+unsure, and a relaxed threshold would relabel at that ratio every epoch after.
+In a Pipeline, the steps before the learner are fitted once, on the labels as
+given, and the learner trains on their output.
 
 The run ends as the learner's own ``fit`` would, once the labels have settled:
 when a pass at ``theta_end`` is quiet and the loss on the current labels has not
