@@ -247,6 +247,27 @@ def rows_by_cell(paths, keys=("dataset", "noise")):
     return cells
 
 
+def gains_by_method(cells, methods, standard="std", plain=("cleanlab",)):
+    """Per cell and method, the mean accuracy gain over Standard, in points.
+
+    A method's row entry is ``{"acc": ...}``, or the accuracy itself for the
+    methods in `plain`; `standard` names the row's Standard accuracy.
+    """
+    return {
+        key: {
+            method: 100
+            * np.mean(
+                [
+                    (r[method] if method in plain else r[method]["acc"]) - r[standard]
+                    for r in runs
+                ]
+            )
+            for method in methods
+        }
+        for key, runs in cells.items()
+    }
+
+
 def gain_headline(gains):
     """Mean gain, cells within half a point of Standard, and the worst, in words."""
     return (

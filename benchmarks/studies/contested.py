@@ -239,6 +239,25 @@ def _patch_refit_run(values):
     return lambda: [setattr(refit_run, k, v) for k, v in before.items()]
 
 
+# variants whose number sets a study hook that a patch adds to
+# sklearn_plc._refit_run: prefix -> (hook name, patch file, type of the number)
+PATCHED_HOOKS = {
+    "keep-refits": ("MAX_REFITS", "contested_refits.patch", int),
+    "keep-bar": ("REFIT_BAR_FACTOR", "contested_bar.patch", float),
+}
+
+
+def _patch_hook(variant, prefix, name, patch, convert):
+    """Set the hook `name` to the number ending `variant`; its patch must be applied."""
+    import sklearn_plc._refit_run as refit_run
+
+    if not hasattr(refit_run, name):
+        raise SystemExit(
+            f"{prefix}* needs the study hook: git apply benchmarks/studies/{patch}"
+        )
+    return _patch_refit_run({name: convert(variant.removeprefix(prefix))})
+
+
 def run_job(dataset, model, noise, seed, variants):
     from sklearn_plc import PLCClassifier
     from sklearn_plc.metrics import label_recovery_report
@@ -268,26 +287,9 @@ def run_job(dataset, model, noise, seed, variants):
                 restore = _cap_set_aside()
             if variant in ("undo-aside", "undo-aside-sure"):
                 restore = _set_aside_when_undone(sure=variant.endswith("-sure"))
-            if variant.startswith("keep-refits"):
-                import sklearn_plc._refit_run as refit_run
-
-                if not hasattr(refit_run, "MAX_REFITS"):
-                    raise SystemExit(
-                        "keep-refits* needs the study hook: git apply "
-                        "benchmarks/studies/contested_refits.patch"
-                    )
-                limit = int(variant.removeprefix("keep-refits"))
-                restore = _patch_refit_run({"MAX_REFITS": limit})
-            if variant.startswith("keep-bar"):
-                import sklearn_plc._refit_run as refit_run
-
-                if not hasattr(refit_run, "REFIT_BAR_FACTOR"):
-                    raise SystemExit(
-                        "keep-bar* needs the study hook: git apply "
-                        "benchmarks/studies/contested_bar.patch"
-                    )
-                factor = float(variant.removeprefix("keep-bar"))
-                restore = _patch_refit_run({"REFIT_BAR_FACTOR": factor})
+            for prefix, (name, patch, convert) in PATCHED_HOOKS.items():
+                if variant.startswith(prefix):
+                    restore = _patch_hook(variant, prefix, name, patch, convert)
             if variant.endswith("-fast"):
                 restore = _patch_refit_run(FAST)
             elif variant.endswith("-reuse"):

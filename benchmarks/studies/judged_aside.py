@@ -29,13 +29,13 @@ unseen check) or ``fresh`` (the second check).
 import sys
 import time
 import warnings
-from collections import defaultdict
 
 import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     gain_headline,
+    gains_by_method,
     rows_by_cell,
     run_and_dump,
     unseen_cell,
@@ -157,15 +157,7 @@ def run(out, what):
 def summary(*paths):
     cells = rows_by_cell(paths, ("dataset", "model", "noise"))
     methods = (*VARIANTS, "cleanlab")
-    gains = defaultdict(dict)
-    for key, runs in cells.items():
-        for method in methods:
-            gains[key][method] = 100 * np.mean(
-                [
-                    (r[method] if method == "cleanlab" else r[method]["acc"]) - r["std"]
-                    for r in runs
-                ]
-            )
+    gains = gains_by_method(cells, methods)
     print("| cell | kept | judged set aside | " + " | ".join(methods) + " |")
     print("|---|---:|---:|" + "---:|" * len(methods))
     for key, runs in sorted(cells.items()):

@@ -36,6 +36,7 @@ import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
+    gains_by_method,
     rows_by_cell,
     run_and_dump,
     run_or_summarise,
@@ -167,16 +168,7 @@ def run(out, datasets):
 def summary(*paths):
     cells = rows_by_cell(paths, ("dataset", "model", "noise"))
     methods = (*VARIANTS, "cleanlab")
-    gains = defaultdict(dict)
-    for key, runs in cells.items():
-        for method in methods:
-            gains[key][method] = 100 * np.mean(
-                [
-                    (r[method] if method == "cleanlab" else r[method]["acc"])
-                    - r["standard"]
-                    for r in runs
-                ]
-            )
+    gains = gains_by_method(cells, methods, standard="standard")
     print("| cell | refused | " + " | ".join(methods) + " |")
     print("|---|---:|" + "---:|" * len(methods))
     for key, runs in sorted(cells.items()):
