@@ -9,6 +9,10 @@ AUTO_WARM_UP_MIN_EPOCHS = 3
 AUTO_WARM_UP_PLATEAU = 0.005  # gain in agreement per epoch, over the last two epochs
 AUTO_WARM_UP_MAX_FRACTION = 0.5
 NET_MIN_CORRECTION_RATE = 0.001  # "auto": the authors' value for a pass per epoch
+# the stopping rule of a learner that has none of its own (MLPClassifier's), and
+# of a net, whose threshold waits for the loss on its labels to stop improving
+DEFAULT_TOL = 1e-4
+DEFAULT_N_ITER_NO_CHANGE = 10
 
 
 def plateau_epoch(
@@ -50,6 +54,29 @@ def plateau_epoch(
     recent = (agreement[-1] - agreement[-3]) / 2
     climbed = (agreement[-1] - agreement[0]) / (len(agreement) - 1)
     return recent < tolerance <= climbed
+
+
+def stopped_improving(losses, tol, n_iter_no_change):
+    """Whether the last `n_iter_no_change` losses each failed to improve by `tol`.
+
+    The rule of scikit-learn's iterative learners: an epoch improves when its
+    loss is below the best loss before it less `tol`.
+
+    Examples
+    --------
+    >>> stopped_improving([1.0, 0.5, 0.49999, 0.5], tol=1e-3, n_iter_no_change=2)
+    True
+    >>> stopped_improving([1.0, 0.5, 0.4, 0.39], tol=1e-3, n_iter_no_change=2)
+    False
+    """
+    if tol is None or len(losses) <= n_iter_no_change:
+        return False
+    best = min(losses[:-n_iter_no_change])
+    for loss in losses[-n_iter_no_change:]:
+        if loss < best - tol:
+            return False
+        best = min(best, loss)
+    return True
 
 
 def max_warm_up(epochs):

@@ -25,7 +25,14 @@ from sklearn.utils import _safe_indexing, check_random_state
 from tqdm.auto import tqdm
 
 from ._corrector import LabelCorrector
-from ._one_run import max_warm_up, one_run_settings, plateau_epoch
+from ._one_run import (
+    DEFAULT_N_ITER_NO_CHANGE,
+    DEFAULT_TOL,
+    max_warm_up,
+    one_run_settings,
+    plateau_epoch,
+    stopped_improving,
+)
 from ._out_of_fold import per_sample_params, proba_per_class
 from ._params import pass_params
 from ._refit_run import BINARY_SURE_RATIO, sure_theta_end
@@ -40,9 +47,6 @@ from ._validation import (
 )
 from .correction import is_quiet_pass
 
-# the learner's stopping rule where it has none of its own (MLPClassifier's)
-DEFAULT_TOL = 1e-4
-DEFAULT_N_ITER_NO_CHANGE = 10
 # Raise the threshold only once the learner's loss on the current labels has
 # stopped improving (its own stopping rule); False: after any quiet pass.
 RAISE_WHEN_SETTLED = True
@@ -60,29 +64,6 @@ def stopping_rule(learner):
         params.get("tol", DEFAULT_TOL),
         int(params.get("n_iter_no_change", DEFAULT_N_ITER_NO_CHANGE)),
     )
-
-
-def stopped_improving(losses, tol, n_iter_no_change):
-    """Whether the last `n_iter_no_change` losses each failed to improve by `tol`.
-
-    The rule of scikit-learn's iterative learners: an epoch improves when its
-    loss is below the best loss before it less `tol`.
-
-    Examples
-    --------
-    >>> stopped_improving([1.0, 0.5, 0.49999, 0.5], tol=1e-3, n_iter_no_change=2)
-    True
-    >>> stopped_improving([1.0, 0.5, 0.4, 0.39], tol=1e-3, n_iter_no_change=2)
-    False
-    """
-    if tol is None or len(losses) <= n_iter_no_change:
-        return False
-    best = min(losses[:-n_iter_no_change])
-    for loss in losses[-n_iter_no_change:]:
-        if loss < best - tol:
-            return False
-        best = min(best, loss)
-    return True
 
 
 def log_loss_on(proba, labels, sample_weight=None):

@@ -113,11 +113,12 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     beta : float > 0, default=0.1
         Step by which the threshold is relaxed after a quiet pass (see
-        ``schedule``). The paper found 0.05–0.3 equally good. A ``partial_fit``
-        run relaxes it only once the learner's loss on the current labels has
-        also stopped improving (its ``tol`` for its ``n_iter_no_change``
-        epochs): a pass is quiet too while the model is still unsure, and a
-        threshold relaxed then relabels at that ratio for every epoch after.
+        ``schedule``). The paper found 0.05–0.3 equally good. A net or a
+        ``partial_fit`` run relaxes it only once the loss on the current
+        labels has also stopped improving (the learner's ``tol`` for its
+        ``n_iter_no_change`` epochs; for a net 1e-4 for 10 epochs): a pass is
+        quiet too while the model is still unsure, and a threshold relaxed
+        then relabels at that ratio for every epoch after.
 
     theta_end : float in (0, 1], default=0.9
         Largest threshold, the authors' cap. Must be at least ``theta``.

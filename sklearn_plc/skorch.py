@@ -28,7 +28,14 @@ from skorch.dataset import Dataset as SkorchDataset
 from tqdm.auto import tqdm
 
 from ._corrector import LabelCorrector
-from ._one_run import max_warm_up, one_run_settings, plateau_epoch
+from ._one_run import (
+    DEFAULT_N_ITER_NO_CHANGE,
+    DEFAULT_TOL,
+    max_warm_up,
+    one_run_settings,
+    plateau_epoch,
+    stopped_improving,
+)
 from ._params import CORRECTION_CONSTRAINTS, validate_correction_params
 from ._report import round_line
 from ._skorch_batches import (
@@ -36,10 +43,15 @@ from ._skorch_batches import (
     ProcessShard,
     TrainableOnlyAccelerateMixin,
 )
+from .correction import is_quiet_pass
 
 __all__ = ["EpochOrderSampler", "PLCCallback", "TrainableOnlyAccelerateMixin"]
 
 PROBA_SOURCES = ("training_pass", "eval_pass")
+# Relax the threshold after a quiet pass only once the log loss of the recorded
+# outputs on the current labels has stopped improving (by DEFAULT_TOL for
+# DEFAULT_N_ITER_NO_CHANGE epochs); False: after any quiet pass (the paper's).
+RAISE_WHEN_SETTLED = True
 # The net's settings the recording sampler stands in for during a run.
 ITERATOR_PARAMS = ("iterator_train__sampler", "iterator_train__shuffle")
 # How far a recorded row may be from a probability distribution (float32 softmax
@@ -128,7 +140,12 @@ class PLCCallback(Callback):
     ----------
     theta, beta, theta_end, schedule
         As in :class:`~sklearn_plc.PLCClassifier`, with the same constraints,
-        checked when the net is initialised (before any epoch is spent).
+        checked when the net is initialised (before any epoch is spent). The
+        threshold is relaxed after a quiet pass only once the log loss of the
+        recorded probabilities on the current labels has stopped improving
+        (by 1e-4 for 10 epochs, scikit-learn's ``MLPClassifier`` defaults): a
+        pass is also quiet while the net is still unsure, and a threshold
+        relaxed then would relabel at that ratio in every later epoch.
     min_correction_rate : float in [0, 1) or "auto", default=0.001
         As in :class:`~sklearn_plc.PLCClassifier`; ``"auto"`` is 0.001.
     warm_up : int >= 0 or "auto", default="auto"
@@ -395,6 +412,7 @@ class PLCCallback(Callback):
         self.recorded_bytes_ = 0
         self.warm_up_ = None if self.warm_up == "auto" else self.warm_up
         self.agreement_ = []
+        self._losses = []  # on the current labels, since a pass last moved them
         self._max_warm_up = max_warm_up(net.max_epochs)
 
     # --- the per-epoch loop ------------------------------------------------------
@@ -505,13 +523,23 @@ class PLCCallback(Callback):
             if self._shard is not None:
                 agreeing = self._shard.sum(agreeing)
             self.agreement_.append(float(agreeing) / corrector.labels.shape[0])
+            self._losses.append(self._log_loss(latest, labels))
         if corrector.warm_up is None and (
             plateau_epoch(self.agreement_)
             or corrector.n_rounds + 1 >= self._max_warm_up
         ):
             corrector.end_warm_up()
             self.warm_up_ = corrector.warm_up
-        changed = corrector.run_round()
+        changed = corrector.run_round(
+            may_raise=not RAISE_WHEN_SETTLED
+            or stopped_improving(self._losses, DEFAULT_TOL, DEFAULT_N_ITER_NO_CHANGE)
+        )
+        if not is_quiet_pass(
+            corrector.history[-1]["n_corrected"],
+            corrector.labels.shape[0],
+            corrector.min_correction_rate,
+        ):
+            self._losses = []  # the labels moved: a new loss curve
         if changed.any():
             self._write_labels()
         self.recorded_bytes_ = max(
@@ -535,6 +563,19 @@ class PLCCallback(Callback):
                 changed=last["n_changed"],
             )
             self._progress.update()
+
+    def _log_loss(self, proba, labels):
+        """Mean log loss of this epoch's outputs on the current labels, all processes.
+
+        A net's threshold is relaxed only once this stops improving: a pass is
+        also quiet while the net is still unsure, and a threshold relaxed then
+        would relabel at that ratio in every later epoch.
+        """
+        likelihood = proba.gather(1, labels.long().unsqueeze(1)).clamp_min(1e-15)
+        total = -torch.log(likelihood.to(torch.float64)).sum()
+        if self._shard is not None:
+            total = self._shard.sum(total)
+        return float(total) / self.corrector_.labels.shape[0]
 
     def _write_labels(self):
         labels = self.corrector_.labels

@@ -87,6 +87,17 @@ def test_one_training_run_of_max_epochs(noisy_digits):
     assert [r["n_corrected"] for r in model.history_[:4]] == [0, 0, 0, 0]
 
 
+def test_the_threshold_waits_while_the_nets_loss_on_its_labels_improves(
+    noisy_digits,
+):
+    # every pass is quiet at min_correction_rate=0.5, but 12 epochs leave no
+    # room for 10 without improvement after the warm-up: the threshold stays
+    images, _, y_noisy = noisy_digits
+    model = plc(make_net(Conv2DNet), theta=0.2, min_correction_rate=0.5)
+    model.fit(images, y_noisy)
+    assert {record["threshold"] for record in model.history_} == {0.2}
+
+
 def test_plateau_is_found_when_agreement_stops_rising():
     curve = [0.2, 0.4, 0.5, 0.6, 0.603, 0.606]
     found = [plateau_epoch(curve[: i + 1]) for i in range(len(curve))]
