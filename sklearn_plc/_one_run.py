@@ -5,6 +5,8 @@ It starts correcting once the model's agreement with its labels levels off
 (:func:`plateau_epoch`), and a pass counts as quiet at the authors' 0.1%.
 """
 
+from .correction import is_quiet_pass
+
 AUTO_WARM_UP_MIN_EPOCHS = 3
 AUTO_WARM_UP_PLATEAU = 0.005  # gain in agreement per epoch, over the last two epochs
 AUTO_WARM_UP_MAX_FRACTION = 0.5
@@ -77,6 +79,47 @@ def stopped_improving(losses, tol, n_iter_no_change):
             return False
         best = min(best, loss)
     return True
+
+
+class LossSinceLabelsMoved:
+    """A one run's loss on its current labels, epoch by epoch, since they last moved.
+
+    The curve restarts after every pass that is not quiet. A quiet pass relaxes
+    the threshold only once this curve has stopped improving (:meth:`settled`):
+    while the model still learns, a pass is also quiet because the model is
+    unsure, and a threshold relaxed then would relabel at that ratio in every
+    later epoch.
+
+    Parameters
+    ----------
+    tol : float or None
+        An epoch improves when its loss is below the best before it less
+        `tol`; None: the curve never settles.
+    n_iter_no_change : int
+        Epochs without improvement after which the curve has settled.
+    """
+
+    def __init__(self, tol=DEFAULT_TOL, n_iter_no_change=DEFAULT_N_ITER_NO_CHANGE):
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.losses = []
+
+    def append(self, loss):
+        """Record the loss of the epoch that just ended."""
+        self.losses.append(loss)
+
+    def settled(self):
+        """Whether the loss has stopped improving (:func:`stopped_improving`)."""
+        return stopped_improving(self.losses, self.tol, self.n_iter_no_change)
+
+    def after_pass(self, corrector):
+        """Restart the curve if the corrector's last pass moved the labels."""
+        if not is_quiet_pass(
+            corrector.history[-1]["n_corrected"],
+            corrector.labels.shape[0],
+            corrector.min_correction_rate,
+        ):
+            self.losses = []
 
 
 def max_warm_up(epochs):

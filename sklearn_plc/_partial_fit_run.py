@@ -28,10 +28,10 @@ from ._corrector import LabelCorrector
 from ._one_run import (
     DEFAULT_N_ITER_NO_CHANGE,
     DEFAULT_TOL,
+    LossSinceLabelsMoved,
     max_warm_up,
     one_run_settings,
     plateau_epoch,
-    stopped_improving,
 )
 from ._out_of_fold import per_sample_params, proba_per_class
 from ._params import pass_params
@@ -45,7 +45,6 @@ from ._validation import (
     seed_unset_random_states,
     validate_rows,
 )
-from .correction import is_quiet_pass
 
 # Raise the threshold only once the learner's loss on the current labels has
 # stopped improving (its own stopping rule); False: after any quiet pass.
@@ -130,7 +129,6 @@ class PartialFitRun(RunPath):
         if learner is not model:  # the steps before the learner, fitted once
             X = model[:-1].fit_transform(X, classes[encoded], **transformer_params)
         epochs = n_epochs(learner)
-        tol, n_iter_no_change = stopping_rule(learner)
         correction = pass_params(plc)
         if classes.shape[0] == 2:  # near the boundary a two-class flip is a coin toss
             correction["theta_end"] = sure_theta_end(
@@ -146,7 +144,7 @@ class PartialFitRun(RunPath):
         n_samples = encoded.shape[0]
         latest_warm_up = max_warm_up(epochs)
         agreement = []
-        losses = []  # on the current labels, since a pass last moved them
+        losses = LossSinceLabelsMoved(*stopping_rule(learner))
         termination = "max_epochs"
         with tqdm(
             total=epochs, desc="PLC", unit="epoch", disable=not plc.verbose
@@ -171,14 +169,10 @@ class PartialFitRun(RunPath):
                 ):
                     corrector.end_warm_up()
                 corrector.run_round(
-                    may_raise=not RAISE_WHEN_SETTLED
-                    or stopped_improving(losses, tol, n_iter_no_change)
+                    may_raise=not RAISE_WHEN_SETTLED or losses.settled()
                 )
+                losses.after_pass(corrector)
                 last = corrector.history[-1]
-                if not is_quiet_pass(
-                    last["n_corrected"], n_samples, corrector.min_correction_rate
-                ):
-                    losses = []  # the labels moved: a new loss curve
                 if plc.verbose >= 2:
                     progress.write(round_line(last, n_samples, refits=False))
                 progress.set_postfix(
@@ -187,9 +181,7 @@ class PartialFitRun(RunPath):
                     changed=last["n_changed"],
                 )
                 progress.update()
-                if corrector.converged and stopped_improving(
-                    losses, tol, n_iter_no_change
-                ):
+                if corrector.converged and losses.settled():
                     termination = "converged"
                     break
         return RunResult(

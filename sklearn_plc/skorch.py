@@ -29,12 +29,10 @@ from tqdm.auto import tqdm
 
 from ._corrector import LabelCorrector
 from ._one_run import (
-    DEFAULT_N_ITER_NO_CHANGE,
-    DEFAULT_TOL,
+    LossSinceLabelsMoved,
     max_warm_up,
     one_run_settings,
     plateau_epoch,
-    stopped_improving,
 )
 from ._params import CORRECTION_CONSTRAINTS, validate_correction_params
 from ._report import round_line
@@ -43,14 +41,13 @@ from ._skorch_batches import (
     ProcessShard,
     TrainableOnlyAccelerateMixin,
 )
-from .correction import is_quiet_pass
 
 __all__ = ["EpochOrderSampler", "PLCCallback", "TrainableOnlyAccelerateMixin"]
 
 PROBA_SOURCES = ("training_pass", "eval_pass")
 # Relax the threshold after a quiet pass only once the log loss of the recorded
-# outputs on the current labels has stopped improving (by DEFAULT_TOL for
-# DEFAULT_N_ITER_NO_CHANGE epochs); False: after any quiet pass (the paper's).
+# outputs on the current labels has stopped improving (LossSinceLabelsMoved's
+# defaults, MLPClassifier's); False: after any quiet pass (the paper's).
 RAISE_WHEN_SETTLED = True
 # The net's settings the recording sampler stands in for during a run.
 ITERATOR_PARAMS = ("iterator_train__sampler", "iterator_train__shuffle")
@@ -412,7 +409,7 @@ class PLCCallback(Callback):
         self.recorded_bytes_ = 0
         self.warm_up_ = None if self.warm_up == "auto" else self.warm_up
         self.agreement_ = []
-        self._losses = []  # on the current labels, since a pass last moved them
+        self._losses = LossSinceLabelsMoved()
         self._max_warm_up = max_warm_up(net.max_epochs)
 
     # --- the per-epoch loop ------------------------------------------------------
@@ -531,15 +528,9 @@ class PLCCallback(Callback):
             corrector.end_warm_up()
             self.warm_up_ = corrector.warm_up
         changed = corrector.run_round(
-            may_raise=not RAISE_WHEN_SETTLED
-            or stopped_improving(self._losses, DEFAULT_TOL, DEFAULT_N_ITER_NO_CHANGE)
+            may_raise=not RAISE_WHEN_SETTLED or self._losses.settled()
         )
-        if not is_quiet_pass(
-            corrector.history[-1]["n_corrected"],
-            corrector.labels.shape[0],
-            corrector.min_correction_rate,
-        ):
-            self._losses = []  # the labels moved: a new loss curve
+        self._losses.after_pass(corrector)
         if changed.any():
             self._write_labels()
         self.recorded_bytes_ = max(

@@ -23,7 +23,6 @@ Usage (from the repository root, ``PYTHONPATH=.``)::
 """
 
 import sys
-import time
 from collections import defaultdict
 
 import numpy as np
@@ -35,7 +34,11 @@ from benchmarks.studies.common import (
     run_and_dump,
     run_or_summarise,
 )
-from benchmarks.studies.warm_up_start import jobs_for, one_run_rules_row
+from benchmarks.studies.warm_up_start import (
+    jobs_for,
+    one_run_rules_row,
+    timed_mlp_plc,
+)
 
 RULES = ("absolute", "relative")
 RECENT_EPOCHS = 5
@@ -53,20 +56,9 @@ def relative_plateau(agreement, *, min_epochs=3, tolerance=0.005):
 
 
 def _plc(X, y, seed, rule):
-    import sklearn_plc._partial_fit_run as partial_fit_run
-    from benchmarks.unseen import _model
-    from sklearn_plc import PLCClassifier
-
-    before = partial_fit_run.plateau_epoch
     if rule == "relative":
-        partial_fit_run.plateau_epoch = relative_plateau
-    try:
-        start = time.perf_counter()
-        plc = PLCClassifier(_model("mlp"), random_state=seed).fit(X, y)
-        seconds = time.perf_counter() - start
-    finally:
-        partial_fit_run.plateau_epoch = before
-    return plc, seconds
+        return timed_mlp_plc(X, y, seed, plateau_epoch=relative_plateau)
+    return timed_mlp_plc(X, y, seed)
 
 
 def run_job(where, dataset, noise, seed):

@@ -27,7 +27,6 @@ Usage (from the repository root, ``PYTHONPATH=.``)::
 """
 
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -40,7 +39,11 @@ from benchmarks.studies.common import (
     run_and_dump,
     run_or_summarise,
 )
-from benchmarks.studies.warm_up_start import jobs_for, one_run_rules_row
+from benchmarks.studies.warm_up_start import (
+    jobs_for,
+    one_run_rules_row,
+    timed_mlp_plc,
+)
 
 RULES = ("quiet", "settled", "stable")
 
@@ -54,23 +57,8 @@ def _rules():
 
 
 def _plc(X, y, seed, rule):
-    import sklearn_plc._partial_fit_run as partial_fit_run
-    from benchmarks.unseen import _model
-    from sklearn_plc import PLCClassifier
-
-    before = partial_fit_run.RAISE_WHEN_SETTLED
-    partial_fit_run.RAISE_WHEN_SETTLED = {
-        "quiet": False,
-        "settled": True,
-        "stable": "predictions",
-    }[rule]
-    try:
-        start = time.perf_counter()
-        plc = PLCClassifier(_model("mlp"), random_state=seed).fit(X, y)
-        seconds = time.perf_counter() - start
-    finally:
-        partial_fit_run.RAISE_WHEN_SETTLED = before
-    return plc, seconds
+    settled = {"quiet": False, "settled": True, "stable": "predictions"}[rule]
+    return timed_mlp_plc(X, y, seed, RAISE_WHEN_SETTLED=settled)
 
 
 def run_job(where, dataset, noise, seed):

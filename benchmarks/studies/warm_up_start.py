@@ -84,10 +84,31 @@ def one_run_rules_row(where, dataset, noise, seed, rules, fit_plc):
     return row
 
 
-def _plc(X, y, seed, rule):
+def timed_mlp_plc(X, y, seed, **partial_fit_run_names):
+    """PLC's defaults around the unseen check's MLP, fitted on ``(X, y)``.
+
+    Each keyword sets that name of ``sklearn_plc._partial_fit_run`` for the
+    fit (a study's variant) and restores it after. Returns
+    ``(fitted PLCClassifier, seconds)``.
+    """
     import sklearn_plc._partial_fit_run as partial_fit_run
     from benchmarks.unseen import _model
     from sklearn_plc import PLCClassifier
+
+    before = {name: getattr(partial_fit_run, name) for name in partial_fit_run_names}
+    for name, value in partial_fit_run_names.items():
+        setattr(partial_fit_run, name, value)
+    try:
+        start = time.perf_counter()
+        plc = PLCClassifier(_model("mlp"), random_state=seed).fit(X, y)
+        return plc, time.perf_counter() - start
+    finally:
+        for name, value in before.items():
+            setattr(partial_fit_run, name, value)
+
+
+def _plc(X, y, seed, rule):
+    import sklearn_plc._partial_fit_run as partial_fit_run
 
     curves = []
     before = partial_fit_run.plateau_epoch
@@ -96,13 +117,7 @@ def _plc(X, y, seed, rule):
         curves.append(list(agreement))
         return (rule or before)(agreement, **kwargs)
 
-    partial_fit_run.plateau_epoch = recording
-    try:
-        start = time.perf_counter()
-        plc = PLCClassifier(_model("mlp"), random_state=seed).fit(X, y)
-        seconds = time.perf_counter() - start
-    finally:
-        partial_fit_run.plateau_epoch = before
+    plc, seconds = timed_mlp_plc(X, y, seed, plateau_epoch=recording)
     return plc, seconds, curves[-1] if curves else []
 
 
