@@ -421,7 +421,11 @@ def run_cell(
         if method == "PLC":
             row[method].update(
                 label_recovery_report(
-                    y_train, y_noisy, model.labels_, set_aside=model.set_aside_
+                    y_train,
+                    y_noisy,
+                    model.labels_,
+                    set_aside=model.set_aside_,
+                    relabel_weight=model.relabel_weight_,
                 ),
                 n_iter=int(model.n_iter_),
                 termination=model.termination_condition_,
@@ -586,6 +590,8 @@ def summarise(rows):
                 "damage",
                 "n_set_aside",
                 "set_aside_precision",
+                "n_weighed",
+                "weighted_purity",
             ):
                 # rows logged before set-aside existed lack its keys
                 values = np.array(
@@ -769,15 +775,18 @@ def _recovery_lines(summary, meta):
         "",
         "PLC: label purity before → after, correction precision (changed labels now "
         "right; – where no label changed), recall (wrong labels fixed) and damage "
-        "(right labels made wrong); samples set aside as contested (left out of "
+        "(right labels made wrong); relabels the final fit trained on both "
+        'labels, by weight (`contested="weigh"`), and the share of that fit\'s '
+        "weight on right labels; samples set aside as contested (left out of "
         "the final fit) and the share of them whose label was wrong. "
         "cleanlab removes rather than corrects: labels flagged, and the share of "
         "flagged labels that were wrong (precision) and of wrong labels flagged "
         "(recall). Means over seeds, in %.",
         "",
         "| dataset | noise | purity before → after | precision | recall | damage "
-        "| set aside (wrong) | cleanlab flagged | flagged precision | flagged recall |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| weighed (weighted purity) | set aside (wrong) | cleanlab flagged "
+        "| flagged precision | flagged recall |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for (name, noise), entry in summary.items():
         if "PLC" not in entry:
@@ -792,9 +801,18 @@ def _recovery_lines(summary, meta):
             f"| {name} | {NOISE_CELLS[noise].label} | "
             f"{100 * entry['purity_before']:.1f} → {100 * entry['purity_after']:.1f} "
             f"| {_percent_or_dash(entry['precision'])} | {100 * entry['recall']:.1f} "
-            f"| {100 * entry['damage']:.1f} | {_set_aside_cell(entry)} | {clean_cols} |"
+            f"| {100 * entry['damage']:.1f} | {_weighed_cell(entry)} "
+            f"| {_set_aside_cell(entry)} | {clean_cols} |"
         )
     return lines
+
+
+def _weighed_cell(entry):
+    """Relabels weighed and the final fit's weighted purity; a dash where none were."""
+    count = entry.get("n_weighed", np.nan)
+    if not np.isfinite(count) or count == 0:
+        return "–"
+    return f"{count:.0f} ({_percent_or_dash(entry['weighted_purity'])})"
 
 
 def _set_aside_cell(entry):

@@ -193,6 +193,7 @@ def run_cell(dataset, model, noise, seed, plc_params, cleanlab=True):
     selection = plc.selection_
     row["undone"] = bool(selection is not None and selection.get("undone"))
     row["n_set_aside"] = int(plc.set_aside_.sum())
+    row["n_weighed"] = int(np.count_nonzero(plc.relabel_weight_ < 1))
     row["memorisation"] = plc.memorisation_
     if cleanlab:
         from benchmarks.tables import clean_learning

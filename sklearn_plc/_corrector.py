@@ -282,7 +282,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
             self._given_prior = counts / counts.sum()
         return self._given_prior
 
-    def _pass_proba(self):
+    def pass_proba(self):
         """The probabilities a pass reads: the window average, aligned if asked."""
         proba = self.to_numpy(self.averaged_proba())
         if self.distribution_alignment:  # towards the labels as given, all rows
@@ -319,7 +319,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
         if proba is None:
             if not self._window:
                 return np.zeros(labels.shape[0], dtype=bool)
-            proba = self._pass_proba()
+            proba = self.pass_proba()
         contested = confidence_ratio(proba, labels) < 1.0
         contested |= self.n_changes[self.rows] > 1
         if self.fixed is not None:
@@ -361,7 +361,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
             n_corrected = 0
             n_contested = None
         else:
-            proba = self._pass_proba()
+            proba = self.pass_proba()
             new_labels, _ = correct_labels(
                 proba,
                 self.labels[self.rows],

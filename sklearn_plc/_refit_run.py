@@ -47,11 +47,12 @@ from ._validation import (
     check_finite_proba,
     check_groups,
     check_sample_weight,
+    sample_weight_key,
     seed_unset_random_states,
     sets_warm_start,
     validate_rows,
 )
-from .correction import WORSE_STANDARD_ERRORS
+from .correction import WORSE_STANDARD_ERRORS, relabel_weights
 
 # With contested="set_aside", a relabel is sure only where the new class is at
 # least twice as likely as the label (the "twice" of runner_up_ratio=0.5): the
@@ -127,6 +128,30 @@ def keep_every_class(set_aside, labels):
     return set_aside
 
 
+def weighed_fit(model, X, labels, given_labels, relabel_weight, classes, params, key):
+    """Fit `model` on every sample, a relabelled one on both of its labels.
+
+    A sample whose label changed appears twice: with its label at its
+    `relabel_weight`, and with its given label at the rest. The weights go to
+    the ``fit`` keyword `key`, times any per-sample weights already there.
+    """
+    n_samples = labels.shape[0]
+    weighed = np.flatnonzero(relabel_weight < 1)
+    rows = np.concatenate([np.arange(n_samples), weighed])
+    weights = np.concatenate([relabel_weight, 1.0 - relabel_weight[weighed]])
+    params = per_sample_params(params, rows, n_samples)
+    if params.get(key) is not None:
+        weights = weights * np.asarray(params[key], dtype=np.float64)
+    params[key] = weights
+    return fit_on_indices(
+        model,
+        _safe_indexing(X, rows),
+        np.concatenate([labels, given_labels[weighed]]),
+        classes,
+        params,
+    )
+
+
 class RefitRun(RunPath):
     """The refit loop of ``PLCClassifier`` (see :mod:`sklearn_plc._run`).
 
@@ -144,7 +169,7 @@ class RefitRun(RunPath):
     def __init__(self, plc, estimator, confidence):
         super().__init__(plc, estimator, confidence)
         # set by check_input, read by run
-        self.groups = self.sample_weight = None
+        self.groups = self.sample_weight = self.weight_key = None
 
     def check_input(self, X, encoded, classes, sample_weight, fit_params):
         """Validate X and the fit parameters; return ``(X, fit_params)``."""
@@ -166,7 +191,31 @@ class RefitRun(RunPath):
             fit_params = dict(fit_params)
             self.groups = fit_params.pop("groups", None)
         check_groups(self.groups, self.confidence, plc.confidence)
+        self.weight_key = self._relabel_weight_key()
         return X, fit_params
+
+    def _relabel_weight_key(self):
+        """The fit keyword for the final fit's relabel weights, or None (hard labels).
+
+        ``contested="weigh"`` and ``"auto"`` weigh with held-out probabilities
+        only (in-sample ones are too sure to weigh by); ``"weigh"`` raises where
+        the estimator takes no per-sample weights.
+        """
+        contested = self.plc.contested
+        if contested not in ("auto", "weigh"):
+            return None
+        if self.confidence not in HELD_OUT_CONFIDENCES:
+            return None
+        key = sample_weight_key(self.estimator)
+        if key is None and contested == "weigh":
+            raise ValueError(
+                f"contested='weigh' fits the final model with sample weights, but "
+                f"{type(self.estimator).__name__}.fit takes no sample_weight (for a "
+                f"Pipeline: its last step's, or one requested by metadata "
+                f"routing). Use contested='auto', which then trains on the hard "
+                f"corrected labels, or contested='keep'."
+            )
+        return key
 
     def run(self, X, encoded, classes, fit_params, trusted):
         """Correct the labels round by round; return a :class:`RunResult`.
@@ -246,36 +295,70 @@ class RefitRun(RunPath):
                 stopped = "undone"
                 if plc.verbose >= 2:
                     tqdm.write(round_line(corrector.history[-1], encoded.shape[0]))
-        set_aside = None
+        set_aside = relabel_weight = None
         if held_out and plc.contested == "set_aside" and stopped not in LABELS_KEPT:
             set_aside = keep_every_class(corrector.contested(), corrector.labels)
+        if self.weight_key is not None and stopped not in LABELS_KEPT:
+            relabel_weight = relabel_weights(
+                corrector.pass_proba(), corrector.initial_labels, corrector.labels
+            )
         return RunResult(
             corrector=corrector,
             termination=stopped,
             estimator=self._final_model(
-                estimator, corrector.labels, X, fit_params, set_aside
+                estimator,
+                corrector.labels,
+                X,
+                fit_params,
+                set_aside,
+                relabel_weight,
+                corrector.initial_labels,
             ),
             selection=selection,
             memorisation=self.memorisation,
             validation_indices=judged,
             set_aside=set_aside,
+            relabel_weight=relabel_weight,
         )
 
-    def _final_model(self, estimator, labels, X, fit_params, set_aside=None):
+    def _final_model(
+        self,
+        estimator,
+        labels,
+        X,
+        fit_params,
+        set_aside=None,
+        relabel_weight=None,
+        given_labels=None,
+    ):
         """The model trained on the final labels (see ``final_fit``), or None.
 
         Reuses the loop's last model (``self.model``) when it was fitted on
-        exactly `labels` and no sample is set aside; the `set_aside` samples
-        are left out of the final fit.
+        exactly `labels`, no sample is set aside and no relabel is weighed; the
+        `set_aside` samples are left out of the final fit, and a relabel with a
+        `relabel_weight` below 1 trains on both its labels (:func:`weighed_fit`).
         """
         model, model_labels = self.model, self.model_labels
+        weighed = relabel_weight is not None and (relabel_weight < 1).any()
         model_is_current = (
             model is not None
             and np.array_equal(model_labels, labels)
             and (set_aside is None or not set_aside.any())
+            and not weighed
         )
         if self.plc.final_fit and not model_is_current:
             final = model if self.continuing else clone(estimator)
+            if weighed:
+                return weighed_fit(
+                    final,
+                    X,
+                    labels,
+                    given_labels,
+                    relabel_weight,
+                    self.classes,
+                    fit_params,
+                    self.weight_key,
+                )
             if set_aside is not None and set_aside.any():
                 kept = np.flatnonzero(~set_aside)
                 return fit_on_indices(

@@ -4,6 +4,8 @@ Pure functions of a history record or of a fitted ``PLCClassifier``, shared by
 the refit path and the net path.
 """
 
+import numpy as np
+
 
 def round_line(record, n_samples, *, refits=True):
     """One line for one history record: threshold, corrections, refit, agreement.
@@ -82,6 +84,9 @@ def outcome_line(plc, n_changed):
     changed = f"{n_changed} of {n_samples} labels changed"
     if plc.set_aside_.any():
         changed += f", {int(plc.set_aside_.sum())} contested set aside"
+    n_weighed = int(np.count_nonzero(plc.relabel_weight_ < 1))
+    if n_weighed:
+        changed += f", {n_weighed} fitted on both labels by weight"
     why = {
         "converged": f"converged after {rounds}: a pass at threshold "
         f"{plc.theta_:.3g} changed almost nothing",

@@ -69,6 +69,10 @@ class RunResult:
     set_aside : ndarray of bool or None
         Samples (of the corrector's rows) left out of the final fit as
         contested (``set_aside_``); None: none.
+    relabel_weight : ndarray of float or None
+        Per sample (of the corrector's rows), the weight of its label in the
+        final fit, the given label having the rest (``relabel_weight_``);
+        None: every label at weight 1.
     attributes : dict
         Further fitted attributes of this path, by name (e.g. ``warm_up_``).
     """
@@ -81,6 +85,7 @@ class RunResult:
     memorisation: dict | None = None
     validation_indices: np.ndarray | None = None
     set_aside: np.ndarray | None = None
+    relabel_weight: np.ndarray | None = None
     attributes: dict = field(default_factory=dict)
 
     def fitted_attributes(self, classes, encoded):
@@ -101,6 +106,9 @@ class RunResult:
         set_aside = np.zeros(n_samples, dtype=bool)
         if self.set_aside is not None:
             set_aside[positions] = self.set_aside
+        relabel_weight = np.ones(n_samples)
+        if self.relabel_weight is not None:
+            relabel_weight[positions] = self.relabel_weight
         return {
             "classes_": classes,
             "labels_": classes[labels],
@@ -119,5 +127,6 @@ class RunResult:
             "memorisation_": self.memorisation,
             "validation_indices_": self.validation_indices,
             "set_aside_": set_aside,
+            "relabel_weight_": relabel_weight,
             **self.attributes,
         }

@@ -10,15 +10,18 @@ from collections.abc import Iterator
 from numbers import Integral
 
 import numpy as np
+from sklearn import get_config
 from sklearn.base import is_regressor
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import Pipeline
+from sklearn.utils.metadata_routing import get_routing_for_object
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _num_features,
     _num_samples,
     check_consistent_length,
     column_or_1d,
+    has_fit_parameter,
     indexable,
     validate_data,
 )
@@ -324,6 +327,25 @@ def check_groups(groups, confidence, given_confidence):
             f"Use confidence='cv' with a group-aware cv (e.g. GroupKFold(5)), or "
             f"drop groups."
         )
+
+
+def sample_weight_key(estimator):
+    """The ``fit`` keyword that gives `estimator` per-sample weights, or None.
+
+    ``"sample_weight"`` where its ``fit`` takes one; for a Pipeline, the last
+    step's as ``"name__sample_weight"``, or, with metadata routing enabled,
+    ``"sample_weight"`` where a step requests it.
+    """
+    if not isinstance(estimator, Pipeline):
+        takes_weights = has_fit_parameter(estimator, "sample_weight")
+        return "sample_weight" if takes_weights else None
+    if get_config()["enable_metadata_routing"]:
+        routing = get_routing_for_object(estimator)
+        consumed = routing.consumes("fit", ["sample_weight"])
+        return "sample_weight" if consumed else None
+    name, last = estimator.steps[-1]
+    inner = None if last in (None, "passthrough") else sample_weight_key(last)
+    return None if inner is None else f"{name}__{inner}"
 
 
 def sets_warm_start(estimator):

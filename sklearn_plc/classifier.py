@@ -254,16 +254,22 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``trusted`` samples, which judge instead, nor with folds given as
         index pairs.
 
-    contested : {"keep", "set_aside"}, default="keep"
-        ``"set_aside"``: relabel only where the new class is at least twice as
-        likely as the label (in two classes, at a margin of one half), and
-        leave the other disputed samples, and labels that went back and forth,
-        out of the final fit (``set_aside_``; ``labels_`` keeps them), since a
-        wrong flip adds a label later models agree with. ``"keep"``, the
-        paper's rule, relabels up to ``theta_end`` and trains on every sample;
-        it is the default because setting aside, uncapped, cost on very small
-        data and with many classes. Try ``"set_aside"`` on thousands of
-        samples and few classes. ``"cv"`` and ``"oob"`` only; nets keep.
+    contested : {"auto", "weigh", "keep", "set_aside"}, default="auto"
+        What the final fit does with the doubtful labels. ``"weigh"``: a
+        relabelled sample is trained on both classes, the new one at weight
+        ``p_new / (p_new + p_given)`` of the held-out probabilities and the
+        given one at the rest (``relabel_weight_``), so a sure relabel counts
+        fully and a coin toss counts for neither, while a wrong flip would
+        count as noise. ``"keep"``, the paper's rule, trains on the hard
+        corrected labels. ``"set_aside"``: relabel only where the new class is
+        at least twice as likely as the label (in two classes, at a margin of
+        one half), and leave the other disputed samples, and labels that went
+        back and forth, out of the final fit (``set_aside_``; ``labels_`` keeps
+        them); it cost on very small data and with many classes. ``"auto"``:
+        ``"weigh"`` where the estimator's ``fit`` takes ``sample_weight``
+        (for a Pipeline, its last step's), else ``"keep"``. ``"cv"`` and
+        ``"oob"`` only: in sample and on the one-run paths the labels are
+        kept.
 
     final_fit : bool, default=True
         Fit ``estimator_`` on the corrected labels after the loop (a net's run
@@ -374,6 +380,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         The samples left out of the final fit as contested (see
         ``contested``); all False when none were.
 
+    relabel_weight_ : ndarray of float of shape (n_samples,)
+        The weight of each sample's label (``labels_``) in the final fit; where
+        below 1, the given label was also fitted, at the rest (see
+        ``contested="weigh"``). All 1 when no relabel was weighed.
+
     selection_ : dict or None
         The held-out comparison of the corrected labels with the labels as
         given (``"cv"`` or ``"oob"``, when corrected labels were judged):
@@ -454,7 +465,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         "cv": ["cv_object"],
         "min_memorisation": [Interval(Real, 0, 1, closed="left")],
         "revert_if_worse": ["boolean"],
-        "contested": [StrOptions({"set_aside", "keep"})],
+        "contested": [StrOptions({"auto", "weigh", "keep", "set_aside"})],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "final_fit": ["boolean"],
         "n_jobs": [Integral, None],
@@ -482,7 +493,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         min_memorisation=0.1,
         revert_if_worse=True,
         validation_fraction=0.2,
-        contested="keep",
+        contested="auto",
         final_fit=True,
         n_jobs=None,
         random_state=None,

@@ -31,6 +31,7 @@ __all__ = [
     "is_quiet_pass",
     "memorisation_rate",
     "next_threshold",
+    "relabel_weights",
 ]
 
 SCHEDULES = ("additive", "multiplicative")
@@ -124,6 +125,50 @@ def confidence_ratio(proba, labels):
     ratio = np.ones_like(top_proba)
     np.divide(label_proba, top_proba, out=ratio, where=top_proba > 0)
     return ratio
+
+
+def relabel_weights(proba, given_labels, labels):
+    """Weight of each relabel against the given label, from the probabilities.
+
+    Where the label was changed, the final model can train on both classes: the
+    new one at weight ``w = f_new(x) / (f_new(x) + f_given(x))`` and the given
+    one at ``1 − w``. A sure relabel (``f_given`` near 0) keeps nearly all the
+    weight; a coin toss between the two (``w`` near ½) leaves the sample
+    neutral, as if set aside, without dropping its features.
+
+    Parameters
+    ----------
+    proba : array-like of shape (n_samples, n_classes)
+        Held-out class probabilities (the ones the last pass read).
+    given_labels : array-like of int of shape (n_samples,)
+        The labels as given, as column indices into `proba`.
+    labels : array-like of int of shape (n_samples,)
+        The corrected labels, as column indices into `proba`.
+
+    Returns
+    -------
+    weights : ndarray of float64 of shape (n_samples,)
+        ``w`` where the label changed, 1 elsewhere; ½ where both probabilities
+        are 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_plc.correction import relabel_weights
+    >>> proba = np.array([[0.1, 0.9], [0.4, 0.6], [0.7, 0.3]])
+    >>> relabel_weights(proba, np.array([0, 0, 0]), np.array([1, 1, 0]))
+    array([0.9, 0.6, 1. ])
+    """
+    proba, labels = _check_proba_and_labels(proba, labels)
+    _, given_labels = _check_proba_and_labels(proba, given_labels)
+    rows = np.arange(proba.shape[0])
+    new = proba[rows, labels].astype(np.float64)
+    given = proba[rows, given_labels].astype(np.float64)
+    total = new + given
+    weights = np.full(new.shape, 0.5)
+    np.divide(new, total, out=weights, where=total > 0)
+    weights[labels == given_labels] = 1.0
+    return weights
 
 
 def _floor_to_dtype(values, dtype):

@@ -10,7 +10,9 @@ def _ratio(numerator, denominator):
     return float(numerator / denominator) if denominator else float("nan")
 
 
-def label_recovery_report(y_clean, y_noisy, y_corrected, set_aside=None):
+def label_recovery_report(
+    y_clean, y_noisy, y_corrected, set_aside=None, relabel_weight=None
+):
     """Compare corrected labels with the noisy labels they came from and the truth.
 
     Parameters
@@ -24,6 +26,9 @@ def label_recovery_report(y_clean, y_noisy, y_corrected, set_aside=None):
     set_aside : array-like of bool of shape (n_samples,) or None, default=None
         Samples left out of the final fit (``PLCClassifier.set_aside_``);
         None: none.
+    relabel_weight : array-like of float of shape (n_samples,) or None, default=None
+        The weight of each corrected label in the final fit, the noisy label
+        having the rest (``PLCClassifier.relabel_weight_``); None: all 1.
 
     Returns
     -------
@@ -44,6 +49,10 @@ def label_recovery_report(y_clean, y_noisy, y_corrected, set_aside=None):
           ``set_aside_precision``: of those, the share whose corrected label
           is wrong (what removing them spared the model); ``purity_trained``:
           fraction of right labels among the samples the final fit trained on.
+        - ``n_weighed``: changed labels the final fit trained on both ways
+          (``relabel_weight`` below 1); ``weighted_purity``: the share of the
+          final fit's weight on right labels (``purity_trained`` when nothing
+          was weighed).
 
         A ratio whose denominator is 0 is NaN.
 
@@ -84,8 +93,15 @@ def label_recovery_report(y_clean, y_noisy, y_corrected, set_aside=None):
                 f"set_aside must be a boolean mask with one entry per sample (e.g. "
                 f"plc.set_aside_); got dtype {set_aside.dtype}."
             )
+    if relabel_weight is None:
+        relabel_weight = np.ones(n_samples)
+    else:
+        relabel_weight = column_or_1d(np.asarray(relabel_weight, dtype=np.float64))
+        check_consistent_length(y_clean, relabel_weight)
     right_before = y_noisy == y_clean
     right_after = y_corrected == y_clean
+    trained = ~set_aside
+    right_weight = relabel_weight * right_after + (1 - relabel_weight) * right_before
     changed = y_corrected != y_noisy
     n_noisy = int(np.count_nonzero(~right_before))
     n_changed = int(np.count_nonzero(changed))
@@ -108,6 +124,10 @@ def label_recovery_report(y_clean, y_noisy, y_corrected, set_aside=None):
             np.count_nonzero(set_aside & ~right_after), np.count_nonzero(set_aside)
         ),
         "purity_trained": _ratio(
-            np.count_nonzero(right_after & ~set_aside), np.count_nonzero(~set_aside)
+            np.count_nonzero(right_after & trained), np.count_nonzero(trained)
+        ),
+        "n_weighed": int(np.count_nonzero((relabel_weight < 1) & changed)),
+        "weighted_purity": _ratio(
+            right_weight[trained].sum(), np.count_nonzero(trained)
         ),
     }

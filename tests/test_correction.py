@@ -14,6 +14,7 @@ from sklearn_plc.correction import (
     is_quiet_pass,
     memorisation_rate,
     next_threshold,
+    relabel_weights,
 )
 
 
@@ -326,3 +327,23 @@ def test_alignment_does_not_modify_its_input():
 def test_alignment_rejects_a_prior_without_one_frequency_per_class():
     with pytest.raises(ValueError, match="one non-negative frequency per class"):
         align_class_distribution(np.full((2, 3), 1 / 3), [0.5, 0.5])
+
+
+# --- relabel weights --------------------------------------------------------------
+
+
+def test_a_relabel_is_weighed_by_its_share_of_the_two_labels_probability():
+    proba = np.array([[0.1, 0.3, 0.6], [0.45, 0.1, 0.45]])
+    weights = relabel_weights(proba, np.array([0, 0]), np.array([2, 2]))
+    np.testing.assert_allclose(weights, [0.6 / 0.7, 0.5])
+
+
+def test_an_unchanged_label_keeps_its_full_weight():
+    proba = np.array([[0.1, 0.9], [0.9, 0.1]])
+    weights = relabel_weights(proba, np.array([0, 0]), np.array([0, 0]))
+    np.testing.assert_array_equal(weights, [1.0, 1.0])
+
+
+def test_a_relabel_between_two_classes_without_probability_is_a_coin_toss():
+    proba = np.array([[0.0, 0.0, 1.0]])
+    assert relabel_weights(proba, np.array([0]), np.array([1]))[0] == 0.5

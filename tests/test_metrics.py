@@ -57,3 +57,20 @@ def test_set_aside_samples_are_counted_with_the_share_of_wrong_labels_they_held(
 def test_a_set_aside_mask_that_is_not_boolean_is_explained():
     with pytest.raises(ValueError, match="set_aside must be a boolean mask"):
         label_recovery_report([0, 1], [0, 1], [0, 1], set_aside=[0, 1])
+
+
+def test_a_weighed_relabel_counts_its_labels_by_their_weights():
+    y_clean, y_noisy = np.array([0, 0, 1, 1]), np.array([1, 0, 1, 1])
+    y_corrected = np.array([0, 0, 1, 0])
+    report = label_recovery_report(
+        y_clean, y_noisy, y_corrected, relabel_weight=[0.75, 1, 1, 0.6]
+    )
+    assert report["n_weighed"] == 2
+    # right weight: 0.75 (fixed), 1, 1, 0.4 (damaged, its given label right)
+    assert report["weighted_purity"] == pytest.approx((0.75 + 1 + 1 + 0.4) / 4)
+
+
+def test_without_weights_weighted_purity_is_the_trained_purity():
+    report = label_recovery_report([0, 0, 1], [1, 0, 1], [0, 1, 1])
+    assert report["n_weighed"] == 0
+    assert report["weighted_purity"] == report["purity_trained"]

@@ -282,7 +282,8 @@ def test_no_correcting_model_trains_on_the_validation_samples(noisy_blobs, confi
 def test_the_memorisation_test_fits_no_model_beside_the_folds(noisy_blobs):
     RowRecordingForest.seen_rows = []
     forest = RowRecordingForest(n_estimators=20, random_state=0)
-    plc = PLCClassifier(forest, cv=3, random_state=0)
+    # the final model trains on every sample once
+    plc = PLCClassifier(forest, cv=3, contested="keep", random_state=0)
     plc.fit(with_row_ids(noisy_blobs.X), noisy_blobs.y_noisy)
     assert plc.termination_condition_ == "converged"
     n_refits = sum(record["refit"] for record in plc.history_)
@@ -576,6 +577,73 @@ def test_contested_keep_trains_the_final_model_on_every_sample(noisy_blobs):
     ).fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert not plc.set_aside_.any()
     assert plc.estimator_.tree_.n_node_samples[0] == noisy_blobs.X.shape[0]
+
+
+def weighed_tree(**params):
+    """PLC around a tree with soft leaves, so that relabels have weights below 1."""
+    tree = DecisionTreeClassifier(min_samples_leaf=10, random_state=0)
+    return PLCClassifier(tree, random_state=0, **params)
+
+
+def test_a_weighed_relabel_trains_on_both_labels_at_weights_summing_to_one(
+    noisy_blobs,
+):
+    plc = weighed_tree(contested="weigh").fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    n_samples = noisy_blobs.X.shape[0]
+    n_weighed = np.count_nonzero(plc.relabel_weight_ < 1)
+    assert plc.termination_condition_ == "converged" and n_weighed > 0
+    root = plc.estimator_.tree_
+    assert root.n_node_samples[0] == n_samples + n_weighed
+    assert root.weighted_n_node_samples[0] == pytest.approx(n_samples)
+
+
+def test_only_changed_labels_are_weighed(noisy_blobs):
+    plc = weighed_tree(contested="weigh").fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    unchanged = plc.labels_ == noisy_blobs.y_noisy
+    assert (plc.relabel_weight_[unchanged] == 1).all()
+    assert ((plc.relabel_weight_ > 0.5) | unchanged).all()
+
+
+def test_auto_weighs_where_the_estimator_takes_sample_weights(noisy_blobs):
+    weighed = weighed_tree(contested="weigh").fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    auto = weighed_tree().fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    np.testing.assert_array_equal(auto.relabel_weight_, weighed.relabel_weight_)
+
+
+def test_auto_trains_on_the_hard_labels_where_fit_takes_no_sample_weight(
+    noisy_blobs,
+):
+    from sklearn.neighbors import KNeighborsClassifier
+
+    plc = PLCClassifier(KNeighborsClassifier(), random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert (plc.labels_ != noisy_blobs.y_noisy).any()
+    assert (plc.relabel_weight_ == 1).all()
+
+
+def test_weigh_without_sample_weight_support_is_explained(noisy_blobs):
+    from sklearn.neighbors import KNeighborsClassifier
+
+    plc = PLCClassifier(KNeighborsClassifier(), contested="weigh")
+    with pytest.raises(ValueError, match="takes no sample_weight"):
+        plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+
+
+def test_relabel_weights_multiply_the_callers_sample_weights(noisy_blobs):
+    n_samples = noisy_blobs.X.shape[0]
+    plc = weighed_tree(contested="weigh").fit(
+        noisy_blobs.X, noisy_blobs.y_noisy, sample_weight=np.full(n_samples, 2.0)
+    )
+    assert plc.estimator_.tree_.weighted_n_node_samples[0] == pytest.approx(
+        2 * n_samples
+    )
+
+
+def test_nothing_is_weighed_when_the_labels_are_kept(noisy_blobs):
+    plc = PLCClassifier(LogisticRegression(max_iter=1000), random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.termination_condition_ == "not_memorising"
+    assert (plc.relabel_weight_ == 1).all()
 
 
 def test_nothing_is_set_aside_when_the_labels_are_kept(noisy_blobs):

@@ -355,3 +355,26 @@ def test_any_input_fits_or_raises_an_error_naming_the_fault(inputs):
     # repr compares NaN with NaN, and object arrays value by value
     assert repr(X.tolist()) == repr(X_before.tolist()) and X.dtype == X_before.dtype
     assert repr(y.tolist()) == repr(y_before.tolist()) and y.dtype == y_before.dtype
+
+
+# --- where the final fit's relabel weights go ---------------------------------
+
+
+def test_the_sample_weight_key_of_an_estimator_and_of_a_pipeline():
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from sklearn_plc._validation import sample_weight_key
+
+    assert sample_weight_key(LogisticRegression()) == "sample_weight"
+    pipeline = make_pipeline(StandardScaler(), LogisticRegression())
+    assert sample_weight_key(pipeline) == "logisticregression__sample_weight"
+    assert sample_weight_key(make_pipeline(KNeighborsClassifier())) is None
+
+
+def test_with_routing_a_pipeline_takes_weights_its_step_requests():
+    from sklearn_plc._validation import sample_weight_key
+
+    with sklearn.config_context(enable_metadata_routing=True):
+        requested = LogisticRegression().set_fit_request(sample_weight=True)
+        assert sample_weight_key(make_pipeline(requested)) == "sample_weight"
+        assert sample_weight_key(make_pipeline(LogisticRegression())) is None

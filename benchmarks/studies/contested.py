@@ -215,7 +215,7 @@ def _cap_set_aside():
         limit = max(0, self.estimated_errors - changed)
         candidates = np.flatnonzero(disputed)
         if candidates.shape[0] > limit:
-            ratio = confidence_ratio(self._pass_proba(), self.labels)
+            ratio = confidence_ratio(self.pass_proba(), self.labels)
             order = np.argsort(ratio[candidates], kind="stable")
             disputed = np.zeros_like(disputed)
             disputed[candidates[order[:limit]]] = True

@@ -1,0 +1,218 @@
+"""Train the final model on both labels of a doubtful relabel, weighted by the model?
+
+Question (issue "Ahead of cleanlab"): a wrong flip costs as much as the noise it
+replaces, while leaving a sample out costs one sample; cleanlab removes where PLC
+flips. Between the two: where a run corrects, the final model sees each changed
+sample twice, with its new label at weight ``w = p_new / (p_new + p_given)`` and
+its given label at ``1 - w`` (``p`` from the probabilities the last pass read).
+A sure flip (``w`` near 1) is a relabel; a coin toss (``w`` near ½) leaves the
+sample neutral, close to setting it aside. ``soft-all`` also splits the samples
+whose label is still disputed but was not flipped (label and top class, the same
+rule). Only the final fit changes; estimators whose ``fit`` takes no
+``sample_weight`` (5-NN) fit the hard labels, as ``keep``.
+
+Usage (from the repository root, ``PYTHONPATH=.``)::
+
+    python benchmarks/studies/soft_final.py run OUT.json dev|unseen|fresh
+    python benchmarks/studies/soft_final.py summary LOG.json...
+
+``dev``: the cells of ``judged_aside.py``'s dev set (dev splits, seeds 100-102);
+``unseen`` / ``fresh``: the two checks, without the MLP (its one-run path has no
+final refit).
+"""
+
+import inspect
+import sys
+import time
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, ".")
+from benchmarks.studies.common import (
+    gain_headline,
+    gains_by_method,
+    rows_by_cell,
+    run_and_dump,
+    unseen_cell,
+    with_standard,
+)
+
+SEEDS = (100, 101, 102)
+VARIANTS = ("keep", "soft", "soft-all")
+KEPT = ("not_memorising", "too_weak_to_judge", "undone")
+
+
+def _fit_plc_and_proba(make, X, y, seed):
+    """The library's PLC, and the probabilities its last pass read."""
+    import sklearn_plc._refit_run as refit_run
+    from sklearn_plc import PLCClassifier
+
+    captured = {}
+    run = refit_run.RefitRun.run
+
+    def run_and_keep(self, *args, **kwargs):
+        result = run(self, *args, **kwargs)
+        corrector = result.corrector
+        captured["proba"] = (
+            np.array(corrector.pass_proba()) if corrector.recorded else None
+        )
+        return result
+
+    refit_run.RefitRun.run = run_and_keep
+    try:
+        start = time.perf_counter()
+        plc = PLCClassifier(make(), random_state=seed).fit(X, y)
+        seconds = time.perf_counter() - start
+    finally:
+        refit_run.RefitRun.run = run
+    return plc, seconds, captured.get("proba")
+
+
+def _weight_param(model):
+    """The fit keyword that takes sample weights, or None."""
+    from sklearn.pipeline import Pipeline
+
+    if isinstance(model, Pipeline):
+        name, last = model.steps[-1]
+        inner = _weight_param(last)
+        return None if inner is None else f"{name}__{inner}"
+    fit = inspect.signature(model.fit).parameters
+    return "sample_weight" if "sample_weight" in fit else None
+
+
+def soft_split(given, final, proba, classes, every_dispute):
+    """Rows, labels and weights of the soft final fit (indices into the samples).
+
+    A changed sample appears twice: its final label at ``w``, its given label at
+    ``1 - w``, ``w = p_final / (p_final + p_given)``. With `every_dispute`, an
+    unchanged sample whose top class is another appears twice too (its label
+    and the top class, the same rule).
+    """
+    n = given.shape[0]
+    index = {c: i for i, c in enumerate(classes)}
+    g = np.array([index[c] for c in given])
+    f = np.array([index[c] for c in final])
+    other = np.where(f != g, g, proba.argmax(axis=1))
+    split = other != f if every_dispute else f != g
+    rows = np.arange(n)
+    p_keep = proba[rows, f]
+    p_other = proba[rows, other]
+    w = np.where(split, p_keep / np.maximum(p_keep + p_other, 1e-12), 1.0)
+    extra = np.flatnonzero(split)
+    all_rows = np.concatenate([rows, extra])
+    labels = np.concatenate([f, other[extra]])
+    weights = np.concatenate([w, 1.0 - w[extra]])
+    return all_rows, classes[labels], weights
+
+
+def run_job(dataset, model, noise, seed, check):
+    from benchmarks.tables import clean_learning
+
+    warnings.simplefilter("ignore")
+    make_cell = unseen_cell if check else None
+    drawn = (
+        with_standard(dataset, model, noise, seed, make_cell=make_cell)
+        if check
+        else with_standard(dataset, model, noise, seed)
+    )
+    if drawn is None:
+        return None
+    (X_train, X_test, y_train, y_test, y_noisy, make), row = drawn
+    y_noisy = np.asarray(y_noisy)
+
+    def score(fitted):
+        return float(np.mean(fitted.predict(X_test) == y_test))
+
+    start = time.perf_counter()
+    cleaner = clean_learning(make(), seed).fit(X_train, y_noisy)
+    row["cleanlab_s"] = time.perf_counter() - start
+    row["cleanlab"] = score(cleaner)
+    plc, seconds, proba = _fit_plc_and_proba(make, X_train, y_noisy, seed)
+    row["keep"] = {
+        "acc": score(plc),
+        "s": seconds,
+        "termination": plc.termination_condition_,
+        "purity_after": float(np.mean(plc.labels_ == y_train)),
+    }
+    param = _weight_param(make())
+    for variant in VARIANTS[1:]:
+        if plc.termination_condition_ in KEPT or proba is None or param is None:
+            row[variant] = row["keep"]
+            continue
+        rows, labels, weights = soft_split(
+            y_noisy, plc.labels_, proba, plc.classes_, variant == "soft-all"
+        )
+        start = time.perf_counter()
+        soft = make().fit(X_train[rows], labels, **{param: weights})
+        row[variant] = {
+            "acc": score(soft),
+            "s": seconds + time.perf_counter() - start,
+            "termination": plc.termination_condition_,
+            "n_split": int(rows.shape[0] - y_noisy.shape[0]),
+            "mean_given_weight": float(weights[y_noisy.shape[0] :].mean())
+            if rows.shape[0] > y_noisy.shape[0]
+            else None,
+        }
+    row["purity_before"] = float(np.mean(y_noisy == y_train))
+    return row
+
+
+def run(out, what):
+    from benchmarks.studies.judged_aside import dev_cells
+
+    if what == "dev":
+        jobs = [(*c, s, False) for c in dev_cells() for s in SEEDS]
+    else:
+        from benchmarks.unseen import (
+            DATASETS,
+            FRESH_DATASETS,
+            FRESH_NOISES,
+            MODELS,
+            NOISES,
+        )
+
+        datasets, noises = (
+            (FRESH_DATASETS, FRESH_NOISES) if what == "fresh" else (DATASETS, NOISES)
+        )
+        jobs = [
+            (d, m, n, s, True)
+            for m in MODELS
+            if m != "mlp"
+            for d in datasets
+            for n in noises
+            for s in SEEDS
+        ]
+    run_and_dump(run_job, jobs, out)
+
+
+def summary(*paths):
+    cells = rows_by_cell(paths, ("dataset", "model", "noise"))
+    methods = (*VARIANTS, "cleanlab")
+    gains = gains_by_method(cells, methods)
+    print("| cell | corrected | " + " | ".join(methods) + " |")
+    print("|---|---:|" + "---:|" * len(methods))
+    for key, runs in sorted(cells.items()):
+        corrected = sum(r["keep"]["termination"] not in KEPT for r in runs)
+        if not corrected:
+            continue
+        print(
+            f"| {' '.join(key)} | {corrected} | "
+            + " | ".join(f"{gains[key][m]:+.1f}" for m in methods)
+            + " |"
+        )
+    print(f"\n{len(cells)} cells")
+    for method in methods:
+        cell_gains = [gains[key][method] for key in cells]
+        ahead = sum(gains[key][method] >= gains[key]["cleanlab"] for key in cells)
+        print(f"{method}: {gain_headline(cell_gains)}, ≥ cleanlab {ahead}")
+
+
+if __name__ == "__main__":
+    command, *args = sys.argv[1:]
+    if command == "run":
+        run(*args)
+    elif command == "summary":
+        summary(*args)
+    else:
+        raise SystemExit(__doc__)
