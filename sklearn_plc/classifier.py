@@ -255,21 +255,19 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         index pairs.
 
     contested : {"auto", "weigh", "keep", "set_aside"}, default="auto"
-        What the final fit does with the doubtful labels. ``"weigh"``: a
-        relabelled sample is trained on both classes, the new one at weight
-        ``p_new / (p_new + p_given)`` of the held-out probabilities and the
-        given one at the rest (``relabel_weight_``), so a sure relabel counts
-        fully and a coin toss counts for neither, while a wrong flip would
-        count as noise. ``"keep"``, the paper's rule, trains on the hard
-        corrected labels. ``"set_aside"``: relabel only where the new class is
-        at least twice as likely as the label (in two classes, at a margin of
-        one half), and leave the other disputed samples, and labels that went
-        back and forth, out of the final fit (``set_aside_``; ``labels_`` keeps
-        them); it cost on very small data and with many classes. ``"auto"``:
-        ``"weigh"`` where the estimator's ``fit`` takes ``sample_weight``
-        (for a Pipeline, its last step's), else ``"keep"``. ``"cv"`` and
-        ``"oob"`` only: in sample and on the one-run paths the labels are
-        kept.
+        What the final fit does with doubtful relabels. ``"weigh"``: each
+        relabelled sample is fitted with its new label at weight
+        ``p_new / (p_new + p_given)`` of the held-out probabilities and with its
+        given label at the rest (``relabel_weight_``): a sure relabel counts
+        fully, a coin toss counts for neither class, and a wrong flip no longer
+        counts as a whole wrong label. ``"auto"`` (the default) weighs where the
+        estimator's ``fit`` takes ``sample_weight`` (for a Pipeline, its last
+        step's) and keeps otherwise. ``"keep"``: the hard corrected labels, the
+        paper's rule; use it to compare with the paper. ``"set_aside"``:
+        relabel only where the new class is at least twice as likely as the
+        label (in two classes, at a margin of one half) and leave the other
+        disputed samples out of the final fit (``set_aside_``); it costs on
+        very small data and with many classes. ``"cv"`` and ``"oob"`` only.
 
     final_fit : bool, default=True
         Fit ``estimator_`` on the corrected labels after the loop (a net's run

@@ -43,6 +43,15 @@ def test_verbose_reports_the_corrections_of_a_converged_run(noisy_blobs, capsys)
     assert f"{changed} of {len(noisy_blobs.y_noisy)} labels changed" in line
 
 
+def test_verbose_counts_the_relabels_fitted_on_both_labels(noisy_blobs, capsys):
+    plc = PLCClassifier(forest(), verbose=1, revert_if_worse=False, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    n_weighed = np.count_nonzero(plc.relabel_weight_ < 1)
+    assert n_weighed > 0
+    assert f"{n_weighed} fitted on both labels by weight" in line
+
+
 def test_the_progress_bar_counts_the_rounds_run_and_names_the_outcome(
     noisy_blobs, capsys
 ):

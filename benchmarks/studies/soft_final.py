@@ -9,11 +9,14 @@ A sure flip (``w`` near 1) is a relabel; a coin toss (``w`` near ½) leaves the
 sample neutral, close to setting it aside. ``soft-all`` also splits the samples
 whose label is still disputed but was not flipped (label and top class, the same
 rule). Only the final fit changes; estimators whose ``fit`` takes no
-``sample_weight`` (5-NN) fit the hard labels, as ``keep``.
+``sample_weight`` (5-NN) fit the hard labels, as ``keep``. ``soft-loop`` (logged
+after ``soft`` shipped as ``contested="auto"``) also weighs the relabels in every
+refit of the loop, with the weights of the probabilities the last pass read
+(``_weighed_refits``), and ends with the library's weighed final fit.
 
 Usage (from the repository root, ``PYTHONPATH=.``)::
 
-    python benchmarks/studies/soft_final.py run OUT.json dev|unseen|fresh
+    python benchmarks/studies/soft_final.py run OUT.json dev|unseen|fresh [soft-loop]
     python benchmarks/studies/soft_final.py summary LOG.json...
 
 ``dev``: the cells of ``judged_aside.py``'s dev set (dev splits, seeds 100-102);
@@ -40,11 +43,12 @@ from benchmarks.studies.common import (
 
 SEEDS = (100, 101, 102)
 VARIANTS = ("keep", "soft", "soft-all")
+LOOP_VARIANT = "soft-loop"
 KEPT = ("not_memorising", "too_weak_to_judge", "undone")
 
 
 def _fit_plc_and_proba(make, X, y, seed):
-    """The library's PLC, and the probabilities its last pass read."""
+    """PLC on the hard labels (``contested="keep"``); the last pass's probabilities."""
     import sklearn_plc._refit_run as refit_run
     from sklearn_plc import PLCClassifier
 
@@ -62,11 +66,66 @@ def _fit_plc_and_proba(make, X, y, seed):
     refit_run.RefitRun.run = run_and_keep
     try:
         start = time.perf_counter()
-        plc = PLCClassifier(make(), random_state=seed).fit(X, y)
+        plc = PLCClassifier(make(), random_state=seed, contested="keep").fit(X, y)
         seconds = time.perf_counter() - start
     finally:
         refit_run.RefitRun.run = run
     return plc, seconds, captured.get("proba")
+
+
+def _weighed_refits(make, X, y, seed):
+    """PLC whose refits, too, fit each relabel on both labels; ``(model, seconds)``.
+
+    Before each refit after the first round, the relabel weights of the
+    probabilities the last pass read go to every fold fit (the folds' own rows
+    of them), as the weighed final fit uses them.
+    """
+    from sklearn.base import clone
+    from sklearn.utils import _safe_indexing
+
+    import sklearn_plc._out_of_fold as out_of_fold
+    import sklearn_plc._refit_run as refit_run
+    from sklearn_plc import PLCClassifier
+    from sklearn_plc.correction import relabel_weights
+
+    state = {}
+    fold_proba, fit_round = out_of_fold._fold_proba, refit_run.RefitRun._fit_round
+
+    def weighed_fold_proba(estimator, X, labels, train, predicted, classes, params):
+        weights = state.get("weights")
+        if weights is None or np.unique(labels[train]).shape[0] < 2:
+            return fold_proba(estimator, X, labels, train, predicted, classes, params)
+        model = refit_run.weighed_fit(
+            clone(estimator),
+            _safe_indexing(X, train),
+            labels[train],
+            state["given"][train],
+            weights[train],
+            classes,
+            out_of_fold.per_sample_params(params, train, labels.shape[0]),
+            state["key"],
+        )
+        return out_of_fold.proba_per_class(model, _safe_indexing(X, predicted), classes)
+
+    def weighed_fit_round(self, corrector, round_index, labels, **kwargs):
+        state["weights"] = None
+        if self.weight_key is not None and corrector.recorded:
+            state["weights"] = relabel_weights(
+                corrector.pass_proba(), corrector.initial_labels, labels
+            )
+            state["given"], state["key"] = corrector.initial_labels, self.weight_key
+        return fit_round(self, corrector, round_index, labels, **kwargs)
+
+    out_of_fold._fold_proba = weighed_fold_proba
+    refit_run.RefitRun._fit_round = weighed_fit_round
+    try:
+        start = time.perf_counter()
+        plc = PLCClassifier(make(), random_state=seed, contested="weigh").fit(X, y)
+        seconds = time.perf_counter() - start
+    finally:
+        out_of_fold._fold_proba = fold_proba
+        refit_run.RefitRun._fit_round = fit_round
+    return plc, seconds
 
 
 def _weight_param(model):
@@ -106,7 +165,7 @@ def soft_split(given, final, proba, classes, every_dispute):
     return all_rows, classes[labels], weights
 
 
-def run_job(dataset, model, noise, seed, check):
+def run_job(dataset, model, noise, seed, check, loop=False):
     from benchmarks.tables import clean_learning
 
     warnings.simplefilter("ignore")
@@ -154,15 +213,26 @@ def run_job(dataset, model, noise, seed, check):
             if rows.shape[0] > y_noisy.shape[0]
             else None,
         }
+    if loop and param is not None and plc.termination_condition_ not in KEPT[:2]:
+        fitted, seconds = _weighed_refits(make, X_train, y_noisy, seed)
+        row[LOOP_VARIANT] = {
+            "acc": score(fitted),
+            "s": seconds,
+            "termination": fitted.termination_condition_,
+            "purity_after": float(np.mean(fitted.labels_ == y_train)),
+        }
+    elif loop:
+        row[LOOP_VARIANT] = row["keep"]
     row["purity_before"] = float(np.mean(y_noisy == y_train))
     return row
 
 
-def run(out, what):
+def run(out, what, *variants):
     from benchmarks.studies.judged_aside import dev_cells
 
+    loop = LOOP_VARIANT in variants
     if what == "dev":
-        jobs = [(*c, s, False) for c in dev_cells() for s in SEEDS]
+        jobs = [(*c, s, False, loop) for c in dev_cells() for s in SEEDS]
     else:
         from benchmarks.unseen import (
             DATASETS,
@@ -176,7 +246,7 @@ def run(out, what):
             (FRESH_DATASETS, FRESH_NOISES) if what == "fresh" else (DATASETS, NOISES)
         )
         jobs = [
-            (d, m, n, s, True)
+            (d, m, n, s, True, loop)
             for m in MODELS
             if m != "mlp"
             for d in datasets
@@ -188,7 +258,8 @@ def run(out, what):
 
 def summary(*paths):
     cells = rows_by_cell(paths, ("dataset", "model", "noise"))
-    methods = (*VARIANTS, "cleanlab")
+    logged = all(LOOP_VARIANT in r for runs in cells.values() for r in runs)
+    methods = (*VARIANTS, *((LOOP_VARIANT,) if logged else ()), "cleanlab")
     gains = gains_by_method(cells, methods)
     print("| cell | corrected | " + " | ".join(methods) + " |")
     print("|---|---:|" + "---:|" * len(methods))
