@@ -9,10 +9,13 @@ A sure flip (``w`` near 1) is a relabel; a coin toss (``w`` near ½) leaves the
 sample neutral, close to setting it aside. ``soft-all`` also splits the samples
 whose label is still disputed but was not flipped (label and top class, the same
 rule). Only the final fit changes; estimators whose ``fit`` takes no
-``sample_weight`` (5-NN) fit the hard labels, as ``keep``. ``soft-loop`` (logged
-after ``soft`` shipped as ``contested="auto"``) also weighs the relabels in every
-refit of the loop, with the weights of the probabilities the last pass read
-(``_weighed_refits``), and ends with the library's weighed final fit.
+``sample_weight`` (5-NN) fit the hard labels, as ``keep``. Two variants logged
+after ``soft`` shipped as ``contested="auto"`` (``run ... soft-loop`` runs both):
+``soft-loop`` also weighs the relabels in every refit of the loop, with the weights
+of the probabilities the last pass read (``_weighed_refits``), and ends with the
+library's weighed final fit; ``soft-last`` weighs the final fit by the last refit's
+probabilities alone, not the window's average (which keeps the first round's
+models, trained on the labels as given).
 
 Usage (from the repository root, ``PYTHONPATH=.``)::
 
@@ -44,6 +47,9 @@ from benchmarks.studies.common import (
 SEEDS = (100, 101, 102)
 VARIANTS = ("keep", "soft", "soft-all")
 LOOP_VARIANT = "soft-loop"
+# weights from the last refit's probabilities alone, not the window's average
+# (which keeps the first round's models, trained on the labels as given)
+LAST_VARIANT = "soft-last"
 KEPT = ("not_memorising", "too_weak_to_judge", "undone")
 
 
@@ -58,9 +64,9 @@ def _fit_plc_and_proba(make, X, y, seed):
     def run_and_keep(self, *args, **kwargs):
         result = run(self, *args, **kwargs)
         corrector = result.corrector
-        captured["proba"] = (
-            np.array(corrector.pass_proba()) if corrector.recorded else None
-        )
+        recorded = corrector.recorded
+        captured["proba"] = np.array(corrector.pass_proba()) if recorded else None
+        captured["last"] = np.array(recorded[-1]) if recorded else None
         return result
 
     refit_run.RefitRun.run = run_and_keep
@@ -70,7 +76,7 @@ def _fit_plc_and_proba(make, X, y, seed):
         seconds = time.perf_counter() - start
     finally:
         refit_run.RefitRun.run = run
-    return plc, seconds, captured.get("proba")
+    return plc, seconds, (captured.get("proba"), captured.get("last"))
 
 
 def _weighed_refits(make, X, y, seed):
@@ -187,7 +193,7 @@ def run_job(dataset, model, noise, seed, check, loop=False):
     cleaner = clean_learning(make(), seed).fit(X_train, y_noisy)
     row["cleanlab_s"] = time.perf_counter() - start
     row["cleanlab"] = score(cleaner)
-    plc, seconds, proba = _fit_plc_and_proba(make, X_train, y_noisy, seed)
+    plc, seconds, (proba, last) = _fit_plc_and_proba(make, X_train, y_noisy, seed)
     row["keep"] = {
         "acc": score(plc),
         "s": seconds,
@@ -195,12 +201,16 @@ def run_job(dataset, model, noise, seed, check, loop=False):
         "purity_after": float(np.mean(plc.labels_ == y_train)),
     }
     param = _weight_param(make())
-    for variant in VARIANTS[1:]:
+    for variant in (*VARIANTS[1:], *((LAST_VARIANT,) if loop else ())):
         if plc.termination_condition_ in KEPT or proba is None or param is None:
             row[variant] = row["keep"]
             continue
         rows, labels, weights = soft_split(
-            y_noisy, plc.labels_, proba, plc.classes_, variant == "soft-all"
+            y_noisy,
+            plc.labels_,
+            last if variant == LAST_VARIANT else proba,
+            plc.classes_,
+            variant == "soft-all",
         )
         start = time.perf_counter()
         soft = make().fit(X_train[rows], labels, **{param: weights})
@@ -259,7 +269,8 @@ def run(out, what, *variants):
 def summary(*paths):
     cells = rows_by_cell(paths, ("dataset", "model", "noise"))
     logged = all(LOOP_VARIANT in r for runs in cells.values() for r in runs)
-    methods = (*VARIANTS, *((LOOP_VARIANT,) if logged else ()), "cleanlab")
+    later = (LOOP_VARIANT, LAST_VARIANT) if logged else ()
+    methods = (*VARIANTS, *later, "cleanlab")
     gains = gains_by_method(cells, methods)
     print("| cell | corrected | " + " | ".join(methods) + " |")
     print("|---|---:|" + "---:|" * len(methods))
