@@ -276,6 +276,41 @@ def gain_headline(gains):
     )
 
 
+def check_jobs(what, seeds, *extra):
+    """Jobs ``(dataset, model, noise, seed, True, *extra)`` of a check, MLP aside.
+
+    `what`: ``"unseen"`` (the unseen check) or ``"fresh"`` (the second check).
+    The MLP runs in one training run, with no refit and no final fit to vary.
+    """
+    from benchmarks.unseen import (
+        DATASETS,
+        FRESH_DATASETS,
+        FRESH_NOISES,
+        MODELS,
+        NOISES,
+    )
+
+    datasets, noises = (
+        (FRESH_DATASETS, FRESH_NOISES) if what == "fresh" else (DATASETS, NOISES)
+    )
+    return [
+        (d, m, n, s, True, *extra)
+        for m in MODELS
+        if m != "mlp"
+        for d in datasets
+        for n in noises
+        for s in seeds
+    ]
+
+
+def print_headlines(cells, gains, methods):
+    """One line per method: its gain headline and the cells where it ≥ cleanlab."""
+    for method in methods:
+        cell_gains = [gains[key][method] for key in cells]
+        ahead = sum(gains[key][method] >= gains[key]["cleanlab"] for key in cells)
+        print(f"{method}: {gain_headline(cell_gains)}, ≥ cleanlab {ahead}")
+
+
 def run_or_summarise(usage, run, summary):
     """The command line of a study: ``run OUT SET VARIANT...`` or ``summary LOG...``."""
     command, *args = sys.argv[1:]

@@ -36,10 +36,12 @@ import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
-    gain_headline,
+    check_jobs,
     gains_by_method,
+    print_headlines,
     rows_by_cell,
     run_and_dump,
+    run_or_summarise,
     unseen_cell,
     with_standard,
 )
@@ -237,32 +239,14 @@ def run_job(dataset, model, noise, seed, check, loop=False):
     return row
 
 
-def run(out, what, *variants):
+def run(out, what, variants=()):
     from benchmarks.studies.judged_aside import dev_cells
 
     loop = LOOP_VARIANT in variants
     if what == "dev":
         jobs = [(*c, s, False, loop) for c in dev_cells() for s in SEEDS]
     else:
-        from benchmarks.unseen import (
-            DATASETS,
-            FRESH_DATASETS,
-            FRESH_NOISES,
-            MODELS,
-            NOISES,
-        )
-
-        datasets, noises = (
-            (FRESH_DATASETS, FRESH_NOISES) if what == "fresh" else (DATASETS, NOISES)
-        )
-        jobs = [
-            (d, m, n, s, True, loop)
-            for m in MODELS
-            if m != "mlp"
-            for d in datasets
-            for n in noises
-            for s in SEEDS
-        ]
+        jobs = check_jobs(what, SEEDS, loop)
     run_and_dump(run_job, jobs, out)
 
 
@@ -284,17 +268,8 @@ def summary(*paths):
             + " |"
         )
     print(f"\n{len(cells)} cells")
-    for method in methods:
-        cell_gains = [gains[key][method] for key in cells]
-        ahead = sum(gains[key][method] >= gains[key]["cleanlab"] for key in cells)
-        print(f"{method}: {gain_headline(cell_gains)}, ≥ cleanlab {ahead}")
+    print_headlines(cells, gains, methods)
 
 
 if __name__ == "__main__":
-    command, *args = sys.argv[1:]
-    if command == "run":
-        run(*args)
-    elif command == "summary":
-        summary(*args)
-    else:
-        raise SystemExit(__doc__)
+    run_or_summarise(__doc__, run, summary)
