@@ -438,7 +438,7 @@ def memory_bound(n_samples=MEMORY_N, n_classes=MEMORY_K, window=MEMORY_WINDOW):
 
 
 def corrected_cost_by_family(
-    dataset="digits-flat", noise="I-35", seeds=(100, 101, 102)
+    dataset="digits-flat", noise="I-35", seeds=(100, 101, 102), plc_params=None
 ):
     """PLC's cost over cleanlab's, per model family, on the runs PLC corrects.
 
@@ -446,15 +446,26 @@ def corrected_cost_by_family(
     cleanlab's ``CleanLearning``, fitted one after the other in this process).
     The ratio is the median of PLC / Standard fit time over the corrected runs
     (those that did not keep the labels as given) divided by the median
-    of cleanlab / Standard over the same runs. A family whose labels PLC keeps in
-    every run (its model does not memorise them) has no corrected run.
+    of cleanlab / Standard over the same runs, every fit on one BLAS thread. A
+    family whose labels PLC keeps in every run (its model does not memorise them)
+    has no corrected run. `plc_params` overrides PLC's defaults (to compare a
+    variant's cost).
     """
+    from threadpoolctl import threadpool_limits
+
     from .unseen import KEPT, MODELS, run_cell
 
     results = []
     pooled = []
     for model in MODELS:
-        runs = [run_cell(dataset, model, noise, seed, {}) for seed in seeds]
+        # one BLAS thread, as in the tables' and unseen check's workers: on two
+        # cores OpenBLAS's threads made a logistic regression on 1,700 rows 30x
+        # slower than on 1,250, so a fit just above that size measured the machine
+        with threadpool_limits(1):
+            runs = [
+                run_cell(dataset, model, noise, seed, plc_params or {})
+                for seed in seeds
+            ]
         corrected = [r for r in runs if r["termination"] not in KEPT]
         name = (
             f"corrected runs, {model} ({dataset}, {noise}, {len(corrected)} of "
