@@ -167,6 +167,34 @@ def with_standard(dataset, model, noise, seed, make_cell=noisy_cell):
     return cell, row
 
 
+def with_standard_and_cleanlab(dataset, model, noise, seed, check):
+    """A dev cell (or, with `check`, an unseen-check cell), Standard and cleanlab.
+
+    ``(cell, row, score)``: the cell as :func:`noisy_cell` gives it, its log row
+    with Standard's and cleanlab's accuracy and fit time (``cleanlab``,
+    ``cleanlab_s``), and ``score(model)``, a fitted model's clean-test accuracy;
+    None where the noise cannot be drawn.
+    """
+    from benchmarks.tables import clean_learning
+
+    drawn = with_standard(
+        dataset, model, noise, seed, make_cell=unseen_cell if check else noisy_cell
+    )
+    if drawn is None:
+        return None
+    cell, row = drawn
+    X_train, X_test, _, y_test, y_noisy, make = cell
+
+    def score(fitted):
+        return float(np.mean(fitted.predict(X_test) == y_test))
+
+    start = time.perf_counter()
+    cleaner = clean_learning(make(), seed).fit(X_train, y_noisy)
+    row["cleanlab_s"] = time.perf_counter() - start
+    row["cleanlab"] = score(cleaner)
+    return cell, row, score
+
+
 def fit_and_score(model, X_train, y_fit, X_test, y_test):
     """Fit `model`; return ``(fit seconds, clean-test accuracy)``."""
     start = time.perf_counter()
@@ -304,7 +332,8 @@ def check_jobs(what, seeds, *extra):
 
 
 def print_headlines(cells, gains, methods):
-    """One line per method: its gain headline and the cells where it ≥ cleanlab."""
+    """The number of cells, then per method its gain headline and cells ≥ cleanlab."""
+    print(f"\n{len(cells)} cells")
     for method in methods:
         cell_gains = [gains[key][method] for key in cells]
         ahead = sum(gains[key][method] >= gains[key]["cleanlab"] for key in cells)

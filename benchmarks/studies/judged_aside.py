@@ -40,8 +40,7 @@ from benchmarks.studies.common import (
     rows_by_cell,
     run_and_dump,
     run_or_summarise,
-    unseen_cell,
-    with_standard,
+    with_standard_and_cleanlab,
 )
 
 VARIANTS = ("keep", "judged", "always")
@@ -82,25 +81,12 @@ def _fit_plc(make, X, y, seed, variant):
 
 
 def run_job(dataset, model, noise, seed, check):
-    from benchmarks.tables import clean_learning
-
     warnings.simplefilter("ignore")
-    if check:
-        drawn = with_standard(dataset, model, noise, seed, make_cell=unseen_cell)
-    else:
-        drawn = with_standard(dataset, model, noise, seed)
+    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
     if drawn is None:
         return None
-    (X_train, X_test, y_train, y_test, y_noisy, make), row = drawn
+    (X_train, _, y_train, _, y_noisy, make), row, score = drawn
     wrong = y_noisy != y_train
-
-    def score(fitted):
-        return float(np.mean(fitted.predict(X_test) == y_test))
-
-    start = time.perf_counter()
-    cleaner = clean_learning(make(), seed).fit(X_train, y_noisy)
-    row["cleanlab_s"] = time.perf_counter() - start
-    row["cleanlab"] = score(cleaner)
     for variant in VARIANTS:
         if variant != "keep" and row["keep"]["termination"] not in (
             "undone",
@@ -156,7 +142,6 @@ def summary(*paths):
             + " | ".join(f"{gains[key][m]:+.1f}" for m in methods)
             + " |"
         )
-    print(f"\n{len(cells)} cells")
     print_headlines(cells, gains, methods)
 
 

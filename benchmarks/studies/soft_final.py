@@ -42,8 +42,7 @@ from benchmarks.studies.common import (
     rows_by_cell,
     run_and_dump,
     run_or_summarise,
-    unseen_cell,
-    with_standard,
+    with_standard_and_cleanlab,
 )
 
 SEEDS = (100, 101, 102)
@@ -174,27 +173,12 @@ def soft_split(given, final, proba, classes, every_dispute):
 
 
 def run_job(dataset, model, noise, seed, check, loop=False):
-    from benchmarks.tables import clean_learning
-
     warnings.simplefilter("ignore")
-    make_cell = unseen_cell if check else None
-    drawn = (
-        with_standard(dataset, model, noise, seed, make_cell=make_cell)
-        if check
-        else with_standard(dataset, model, noise, seed)
-    )
+    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
     if drawn is None:
         return None
-    (X_train, X_test, y_train, y_test, y_noisy, make), row = drawn
+    (X_train, _, y_train, _, y_noisy, make), row, score = drawn
     y_noisy = np.asarray(y_noisy)
-
-    def score(fitted):
-        return float(np.mean(fitted.predict(X_test) == y_test))
-
-    start = time.perf_counter()
-    cleaner = clean_learning(make(), seed).fit(X_train, y_noisy)
-    row["cleanlab_s"] = time.perf_counter() - start
-    row["cleanlab"] = score(cleaner)
     plc, seconds, (proba, last) = _fit_plc_and_proba(make, X_train, y_noisy, seed)
     row["keep"] = {
         "acc": score(plc),
@@ -267,7 +251,6 @@ def summary(*paths):
             + " | ".join(f"{gains[key][m]:+.1f}" for m in methods)
             + " |"
         )
-    print(f"\n{len(cells)} cells")
     print_headlines(cells, gains, methods)
 
 
