@@ -610,6 +610,20 @@ def test_auto_weighs_where_the_estimator_takes_sample_weights(noisy_blobs):
     np.testing.assert_array_equal(auto.relabel_weight_, weighed.relabel_weight_)
 
 
+def test_a_pipeline_passes_the_relabel_weights_to_its_last_step(noisy_blobs):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    tree = DecisionTreeClassifier(min_samples_leaf=10, random_state=0)
+    plc = PLCClassifier(make_pipeline(StandardScaler(), tree), random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    n_weighed = np.count_nonzero(plc.relabel_weight_ < 1)
+    root = plc.estimator_[-1].tree_
+    assert n_weighed > 0
+    assert root.n_node_samples[0] == noisy_blobs.X.shape[0] + n_weighed
+    assert root.weighted_n_node_samples[0] == pytest.approx(noisy_blobs.X.shape[0])
+
+
 def test_auto_trains_on_the_hard_labels_where_fit_takes_no_sample_weight(
     noisy_blobs,
 ):
