@@ -8,6 +8,7 @@ reported split 0.
 import json
 import sys
 import time
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -231,6 +232,23 @@ def estimated_label_errors(proba, labels):
     )
     calibrated = joint * scale
     return round(float(calibrated.sum() - np.trace(calibrated)))
+
+
+@contextmanager
+def patched(target, **attributes):
+    """Set `attributes` on `target` (a module or class) for the block; then restore.
+
+    For the studies that replace a name of the library inside their own worker
+    processes; the library's files are never changed.
+    """
+    before = {name: getattr(target, name) for name in attributes}
+    for name, value in attributes.items():
+        setattr(target, name, value)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            setattr(target, name, value)
 
 
 def load_rows(path):

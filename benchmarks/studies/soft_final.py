@@ -27,7 +27,6 @@ Usage (from the repository root, ``PYTHONPATH=.``)::
 final refit).
 """
 
-import inspect
 import sys
 import time
 import warnings
@@ -38,6 +37,7 @@ sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     check_jobs,
     gains_by_method,
+    patched,
     print_headlines,
     rows_by_cell,
     run_and_dump,
@@ -70,13 +70,10 @@ def _fit_plc_and_proba(make, X, y, seed):
         captured["last"] = np.array(recorded[-1]) if recorded else None
         return result
 
-    refit_run.RefitRun.run = run_and_keep
-    try:
+    with patched(refit_run.RefitRun, run=run_and_keep):
         start = time.perf_counter()
         plc = PLCClassifier(make(), random_state=seed, contested="keep").fit(X, y)
         seconds = time.perf_counter() - start
-    finally:
-        refit_run.RefitRun.run = run
     return plc, seconds, (captured.get("proba"), captured.get("last"))
 
 
@@ -123,28 +120,14 @@ def _weighed_refits(make, X, y, seed):
             state["given"], state["key"] = corrector.initial_labels, self.weight_key
         return fit_round(self, corrector, round_index, labels, **kwargs)
 
-    out_of_fold._fold_proba = weighed_fold_proba
-    refit_run.RefitRun._fit_round = weighed_fit_round
-    try:
+    with (
+        patched(out_of_fold, _fold_proba=weighed_fold_proba),
+        patched(refit_run.RefitRun, _fit_round=weighed_fit_round),
+    ):
         start = time.perf_counter()
         plc = PLCClassifier(make(), random_state=seed, contested="weigh").fit(X, y)
         seconds = time.perf_counter() - start
-    finally:
-        out_of_fold._fold_proba = fold_proba
-        refit_run.RefitRun._fit_round = fit_round
     return plc, seconds
-
-
-def _weight_param(model):
-    """The fit keyword that takes sample weights, or None."""
-    from sklearn.pipeline import Pipeline
-
-    if isinstance(model, Pipeline):
-        name, last = model.steps[-1]
-        inner = _weight_param(last)
-        return None if inner is None else f"{name}__{inner}"
-    fit = inspect.signature(model.fit).parameters
-    return "sample_weight" if "sample_weight" in fit else None
 
 
 def soft_split(given, final, proba, classes, every_dispute):
@@ -153,7 +136,9 @@ def soft_split(given, final, proba, classes, every_dispute):
     A changed sample appears twice: its final label at ``w``, its given label at
     ``1 - w``, ``w = p_final / (p_final + p_given)``. With `every_dispute`, an
     unchanged sample whose top class is another appears twice too (its label
-    and the top class, the same rule).
+    and the top class, the same rule). Unlike the library's
+    ``_refit_run.weighed_fit``, a split sample with ``w = 1`` (no probability on
+    the other label) also gets its zero-weight copy; the logs were made so.
     """
     n = given.shape[0]
     index = {c: i for i, c in enumerate(classes)}
@@ -173,6 +158,8 @@ def soft_split(given, final, proba, classes, every_dispute):
 
 
 def run_job(dataset, model, noise, seed, check, loop=False):
+    from sklearn_plc._validation import sample_weight_key
+
     warnings.simplefilter("ignore")
     drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
     if drawn is None:
@@ -186,7 +173,7 @@ def run_job(dataset, model, noise, seed, check, loop=False):
         "termination": plc.termination_condition_,
         "purity_after": float(np.mean(plc.labels_ == y_train)),
     }
-    param = _weight_param(make())
+    param = sample_weight_key(make())
     for variant in (*VARIANTS[1:], *((LAST_VARIANT,) if loop else ())):
         if plc.termination_condition_ in KEPT or proba is None or param is None:
             row[variant] = row["keep"]
