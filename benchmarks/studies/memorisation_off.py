@@ -1,0 +1,110 @@
+"""Is the memorisation test still needed, now that a held-out judge can undo?
+
+Question (issue "Ahead of cleanlab"): the memorisation test (``min_memorisation``)
+keeps the labels of a model that does not fit its labels in sample, because
+relabelling by such a model entrenched its own errors. It was chosen before the
+held-out judge (``revert_if_worse`` on a set-aside, with the early stop at two
+standard errors) and before the weighed final fit (``contested="auto"``) existed.
+Today a run whose corrections train worse models is undone anyway, and a doubtful
+relabel counts for less. cleanlab's largest lead on the unseen check is such a
+refused model (Gaussian naive Bayes on flattened digits). ``judged`` runs the
+library with the test passed whatever its figure (the refusal of a model too weak
+to judge stays), so the judge alone decides. Only the runs that the test refuses
+change; every other run is the library's own, fold for fold.
+
+Usage (from the repository root, ``PYTHONPATH=.``)::
+
+    python benchmarks/studies/memorisation_off.py run OUT.json dev|unseen|fresh
+    python benchmarks/studies/memorisation_off.py summary LOG.json...
+
+``dev``: the cells of ``judged_aside.py``'s dev set (dev splits, seeds 100-102);
+``unseen`` / ``fresh``: the two checks, without the MLP (its one-run path takes no
+memorisation test).
+"""
+
+import sys
+import time
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, ".")
+from benchmarks.studies.common import (
+    check_jobs,
+    gains_by_method,
+    patched,
+    print_headlines,
+    rows_by_cell,
+    run_and_dump,
+    run_or_summarise,
+    with_standard_and_cleanlab,
+)
+
+SEEDS = (100, 101, 102)
+VARIANTS = ("default", "judged")
+
+
+def _fit(make, X, y, seed, y_clean, score):
+    from sklearn_plc import PLCClassifier
+
+    start = time.perf_counter()
+    plc = PLCClassifier(make(), random_state=seed).fit(X, y)
+    return {
+        "acc": score(plc),
+        "s": time.perf_counter() - start,
+        "termination": plc.termination_condition_,
+        "purity_after": float(np.mean(plc.labels_ == y_clean)),
+        "n_changed": int(np.sum(plc.labels_ != y)),
+    }
+
+
+def run_job(dataset, model, noise, seed, check):
+    import sklearn_plc._refit_run as refit_run
+
+    warnings.simplefilter("ignore")
+    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
+    if drawn is None:
+        return None
+    (X_train, _, y_train, _, y_noisy, make), row, score = drawn
+    y_noisy = np.asarray(y_noisy)
+    row["purity_before"] = float(np.mean(y_noisy == y_train))
+    row["default"] = _fit(make, X_train, y_noisy, seed, y_train, score)
+    if row["default"]["termination"] != "not_memorising":
+        row["judged"] = row["default"]
+        return row
+    with patched(refit_run, memorises=lambda evidence, rate: True):
+        row["judged"] = _fit(make, X_train, y_noisy, seed, y_train, score)
+    return row
+
+
+def run(out, what, variants=()):
+    from benchmarks.studies.judged_aside import dev_cells
+
+    if what == "dev":
+        jobs = [(*c, s, False) for c in dev_cells() for s in SEEDS]
+    else:
+        jobs = check_jobs(what, SEEDS)
+    run_and_dump(run_job, jobs, out)
+
+
+def summary(*paths):
+    cells = rows_by_cell(paths, ("dataset", "model", "noise"))
+    methods = (*VARIANTS, "cleanlab")
+    gains = gains_by_method(cells, methods)
+    print("| cell | refused | judged: outcomes | " + " | ".join(methods) + " |")
+    print("|---|---:|---|" + "---:|" * len(methods))
+    for key, runs in sorted(cells.items()):
+        refused = [r for r in runs if r["default"]["termination"] == "not_memorising"]
+        if not refused:
+            continue
+        outcomes = ", ".join(sorted(r["judged"]["termination"] for r in refused))
+        print(
+            f"| {' '.join(key)} | {len(refused)} | {outcomes} | "
+            + " | ".join(f"{gains[key][m]:+.1f}" for m in methods)
+            + " |"
+        )
+    print_headlines(cells, gains, methods)
+
+
+if __name__ == "__main__":
+    run_or_summarise(__doc__, run, summary)
