@@ -260,15 +260,15 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``p_new / (p_new + p_given)`` of the held-out probabilities and with its
         given label at the rest (``relabel_weight_``): a sure relabel counts
         fully, a coin toss counts for neither class, and a wrong flip no longer
-        counts as a whole wrong label. When the corrections are undone
-        (``"undone"``), a label that the first round's models surely dispute
-        (at most half the top class's probability, a third in two classes) is
-        fitted with the top class too, at the same kind of weight scaled by the
-        memorisation rate (:func:`~sklearn_plc.correction.dispute_weights`): a
-        model that learns every label it is given is harmed by each wrong one,
-        one that memorises little is not. ``"auto"`` (the default) weighs where the
-        estimator's ``fit`` takes ``sample_weight`` (for a Pipeline, its last
-        step's) and keeps otherwise. ``"keep"``: the hard corrected labels, the
+        counts as a whole wrong label. After an undo, the labels stay as given,
+        but each label that the first round's models surely dispute (at most
+        half the top class's probability, a third in two classes) is also
+        fitted with their top class (``second_label_``), at a weight scaled by
+        the memorisation rate (:func:`~sklearn_plc.correction.dispute_weights`):
+        a model that memorises every label (a forest) is harmed by each wrong
+        one it keeps, one that memorises little is not. ``"auto"`` (the
+        default) weighs where the estimator's ``fit`` takes ``sample_weight``
+        (for a Pipeline, its last step's) and keeps otherwise. ``"keep"``: the hard corrected labels, the
         paper's rule; use it to compare with the paper. ``"set_aside"``:
         relabel only where the new class is at least twice as likely as the
         label (in two classes, at a margin of one half) and leave the other
