@@ -349,6 +349,19 @@ def check_jobs(what, seeds, *extra):
     ]
 
 
+def study_jobs(what, seeds, *extra):
+    """Jobs ``(dataset, model, noise, seed, check, *extra)`` of a study's set.
+
+    `what`: ``"dev"`` (the dev cells of ``judged_aside.py``: dev splits, dev
+    seeds), or a check (:func:`check_jobs`: ``"unseen"`` or ``"fresh"``).
+    """
+    if what != "dev":
+        return check_jobs(what, seeds, *extra)
+    from benchmarks.studies.judged_aside import dev_cells
+
+    return [(*cell, seed, False, *extra) for cell in dev_cells() for seed in seeds]
+
+
 def print_headlines(cells, gains, methods):
     """The number of cells, then per method its gain headline and cells ≥ cleanlab."""
     print(f"\n{len(cells)} cells")

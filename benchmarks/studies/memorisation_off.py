@@ -30,13 +30,13 @@ import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
-    check_jobs,
     gains_by_method,
     patched,
     print_headlines,
     rows_by_cell,
     run_and_dump,
     run_or_summarise,
+    study_jobs,
     with_standard_and_cleanlab,
 )
 
@@ -78,13 +78,7 @@ def run_job(dataset, model, noise, seed, check):
 
 
 def run(out, what, variants=()):
-    from benchmarks.studies.judged_aside import dev_cells
-
-    if what == "dev":
-        jobs = [(*c, s, False) for c in dev_cells() for s in SEEDS]
-    else:
-        jobs = check_jobs(what, SEEDS)
-    run_and_dump(run_job, jobs, out)
+    run_and_dump(run_job, study_jobs(what, SEEDS), out)
 
 
 def summary(*paths):

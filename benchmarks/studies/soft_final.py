@@ -35,13 +35,13 @@ import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
-    check_jobs,
     gains_by_method,
     patched,
     print_headlines,
     rows_by_cell,
     run_and_dump,
     run_or_summarise,
+    study_jobs,
     with_standard_and_cleanlab,
 )
 
@@ -211,14 +211,8 @@ def run_job(dataset, model, noise, seed, check, loop=False):
 
 
 def run(out, what, variants=()):
-    from benchmarks.studies.judged_aside import dev_cells
-
     loop = LOOP_VARIANT in variants
-    if what == "dev":
-        jobs = [(*c, s, False, loop) for c in dev_cells() for s in SEEDS]
-    else:
-        jobs = check_jobs(what, SEEDS, loop)
-    run_and_dump(run_job, jobs, out)
+    run_and_dump(run_job, study_jobs(what, SEEDS, loop), out)
 
 
 def summary(*paths):
