@@ -426,7 +426,6 @@ def run_cell(
                     model.labels_,
                     set_aside=model.set_aside_,
                     relabel_weight=model.relabel_weight_,
-                    second_label=model.second_label_,
                 ),
                 n_iter=int(model.n_iter_),
                 termination=model.termination_condition_,

@@ -52,7 +52,7 @@ from ._validation import (
     sets_warm_start,
     validate_rows,
 )
-from .correction import WORSE_STANDARD_ERRORS, dispute_weights, relabel_weights
+from .correction import WORSE_STANDARD_ERRORS, relabel_weights
 
 # With contested="set_aside", a relabel is sure only where the new class is at
 # least twice as likely as the label (the "twice" of runner_up_ratio=0.5): the
@@ -128,18 +128,17 @@ def keep_every_class(set_aside, labels):
     return set_aside
 
 
-def weighed_fit(model, X, labels, other_labels, weight, classes, params, key):
-    """Fit `model` on every sample, a weighed one on both of its labels.
+def weighed_fit(model, X, labels, given_labels, relabel_weight, classes, params, key):
+    """Fit `model` on every sample, a relabelled one on both of its labels.
 
-    A sample whose `weight` is below 1 appears twice: with its label at that
-    weight, and with its label of `other_labels` (the given label of a relabel;
-    after an undo, the top class of a sure dispute) at the rest. The weights go
-    to the ``fit`` keyword `key`, times any per-sample weights already there.
+    A sample whose label changed appears twice: with its label at its
+    `relabel_weight`, and with its given label at the rest. The weights go to
+    the ``fit`` keyword `key`, times any per-sample weights already there.
     """
     n_samples = labels.shape[0]
-    weighed = np.flatnonzero(weight < 1)
+    weighed = np.flatnonzero(relabel_weight < 1)
     rows = np.concatenate([np.arange(n_samples), weighed])
-    weights = np.concatenate([weight, 1.0 - weight[weighed]])
+    weights = np.concatenate([relabel_weight, 1.0 - relabel_weight[weighed]])
     params = per_sample_params(params, rows, n_samples)
     if params.get(key) is not None:
         weights = weights * np.asarray(params[key], dtype=np.float64)
@@ -147,7 +146,7 @@ def weighed_fit(model, X, labels, other_labels, weight, classes, params, key):
     return fit_on_indices(
         model,
         _safe_indexing(X, rows),
-        np.concatenate([labels, other_labels[weighed]]),
+        np.concatenate([labels, given_labels[weighed]]),
         classes,
         params,
     )
@@ -171,8 +170,6 @@ class RefitRun(RunPath):
         super().__init__(plc, estimator, confidence)
         # set by check_input, read by run
         self.groups = self.sample_weight = self.weight_key = None
-        # set by _loop: what the first pass read, kept to weigh after an undo
-        self.first_pass_proba = None
 
     def check_input(self, X, encoded, classes, sample_weight, fit_params):
         """Validate X and the fit parameters; return ``(X, fit_params)``."""
@@ -299,28 +296,12 @@ class RefitRun(RunPath):
                 if plc.verbose >= 2:
                     tqdm.write(round_line(corrector.history[-1], encoded.shape[0]))
         set_aside = relabel_weight = None
-        other_labels = corrector.initial_labels
         if held_out and plc.contested == "set_aside" and stopped not in LABELS_KEPT:
             set_aside = keep_every_class(corrector.contested(), corrector.labels)
         if self.weight_key is not None and stopped not in LABELS_KEPT:
             relabel_weight = relabel_weights(
                 corrector.pass_proba(), corrector.initial_labels, corrector.labels
             )
-        elif (
-            self.weight_key is not None
-            and stopped == "undone"
-            and self.first_pass_proba is not None
-            and self.memorisation is not None
-        ):
-            relabel_weight, other_labels = dispute_weights(
-                self.first_pass_proba,
-                corrector.initial_labels,
-                self.memorisation["rate"],
-                sure_ratio_for(n_classes),
-            )
-            if trusted is not None:  # verified labels are never weighed
-                relabel_weight[trusted] = 1.0
-                other_labels[trusted] = corrector.initial_labels[trusted]
         return RunResult(
             corrector=corrector,
             termination=stopped,
@@ -331,14 +312,13 @@ class RefitRun(RunPath):
                 fit_params,
                 set_aside,
                 relabel_weight,
-                other_labels,
+                corrector.initial_labels,
             ),
             selection=selection,
             memorisation=self.memorisation,
             validation_indices=judged,
             set_aside=set_aside,
             relabel_weight=relabel_weight,
-            other_labels=other_labels if relabel_weight is not None else None,
         )
 
     def _final_model(
@@ -349,15 +329,14 @@ class RefitRun(RunPath):
         fit_params,
         set_aside=None,
         relabel_weight=None,
-        other_labels=None,
+        given_labels=None,
     ):
         """The model trained on the final labels (see ``final_fit``), or None.
 
         Reuses the loop's last model (``self.model``) when it was fitted on
-        exactly `labels`, no sample is set aside and no label is weighed; the
-        `set_aside` samples are left out of the final fit, and a sample with a
-        `relabel_weight` below 1 trains on its label and its label of
-        `other_labels` (:func:`weighed_fit`).
+        exactly `labels`, no sample is set aside and no relabel is weighed; the
+        `set_aside` samples are left out of the final fit, and a relabel with a
+        `relabel_weight` below 1 trains on both its labels (:func:`weighed_fit`).
         """
         model, model_labels = self.model, self.model_labels
         weighed = relabel_weight is not None and (relabel_weight < 1).any()
@@ -374,7 +353,7 @@ class RefitRun(RunPath):
                     final,
                     X,
                     labels,
-                    other_labels,
+                    given_labels,
                     relabel_weight,
                     self.classes,
                     fit_params,
@@ -452,9 +431,8 @@ class RefitRun(RunPath):
 
         Sets ``self.model`` (the last in-sample or out-of-bag model; None out
         of fold, where only fold models are fitted), ``self.model_labels`` (the
-        labels it was fitted on), ``self.memorisation`` (the memorisation
-        test's evidence) and ``self.first_pass_proba`` (with relabel weights:
-        the probabilities the first pass read).
+        labels it was fitted on) and ``self.memorisation`` (the memorisation
+        test's evidence).
 
         Returns
         -------
@@ -463,7 +441,7 @@ class RefitRun(RunPath):
         """
         plc = self.plc
         self.model = clone(estimator) if judge is None else None
-        self.model_labels = self.memorisation = self.first_pass_proba = None
+        self.model_labels = self.memorisation = None
         fit_round = functools.partial(
             self._fit_round,
             judge=judge,
@@ -576,9 +554,6 @@ class RefitRun(RunPath):
         check_finite_proba(proba, round_index)
         agreement = None if in_sample else judge.judge(proba, corrector.n_rounds)
         corrector.add_proba(proba)
-        if round_index == 0 and not in_sample and self.weight_key is not None:
-            # what the first pass reads, to weigh the sure disputes after an undo
-            self.first_pass_proba = np.array(corrector.pass_proba())
         if in_sample:
             self.model_labels = labels
         elif self.confidence == "oob":

@@ -75,22 +75,16 @@ def outcome_line(plc, n_changed):
             f"{evidence['judge_margin_standard_error']:.3f}), so its disputes are "
             f"its own errors as often as the labels'; a stronger model can judge."
         )
-    n_weighed = int(np.count_nonzero(plc.relabel_weight_ < 1))
     if condition == "undone":
-        weighed = (
-            f"; {n_weighed} labels that the first round's models surely dispute "
-            f"were also fitted with their top class, by weight"
-            if n_weighed
-            else ""
-        )
         return (
             f"PLC undid its corrections after {rounds} and kept the labels as "
             f"given: models trained on the corrected labels did worse on the "
-            f"held-out samples: {_judged(selection)}{weighed}."
+            f"held-out samples: {_judged(selection)}."
         )
     changed = f"{n_changed} of {n_samples} labels changed"
     if plc.set_aside_.any():
         changed += f", {int(plc.set_aside_.sum())} contested set aside"
+    n_weighed = int(np.count_nonzero(plc.relabel_weight_ < 1))
     if n_weighed:
         changed += f", {n_weighed} fitted on both labels by weight"
     why = {

@@ -71,13 +71,8 @@ class RunResult:
         contested (``set_aside_``); None: none.
     relabel_weight : ndarray of float or None
         Per sample (of the corrector's rows), the weight of its label in the
-        final fit, its label of `other_labels` having the rest
-        (``relabel_weight_``); None: every label at weight 1.
-    other_labels : ndarray of int or None
-        Per sample (of the corrector's rows), the label trained at
-        ``1 - relabel_weight`` (``second_label_``): the given label of a
-        relabel, or after an undo the top class of a sure dispute; None: the
-        labels as given.
+        final fit, the given label having the rest (``relabel_weight_``);
+        None: every label at weight 1.
     attributes : dict
         Further fitted attributes of this path, by name (e.g. ``warm_up_``).
     """
@@ -91,7 +86,6 @@ class RunResult:
     validation_indices: np.ndarray | None = None
     set_aside: np.ndarray | None = None
     relabel_weight: np.ndarray | None = None
-    other_labels: np.ndarray | None = None
     attributes: dict = field(default_factory=dict)
 
     def fitted_attributes(self, classes, encoded):
@@ -115,9 +109,6 @@ class RunResult:
         relabel_weight = np.ones(n_samples)
         if self.relabel_weight is not None:
             relabel_weight[positions] = self.relabel_weight
-        second_label = encoded.copy()
-        if self.other_labels is not None:
-            second_label[positions] = self.other_labels
         return {
             "classes_": classes,
             "labels_": classes[labels],
@@ -137,6 +128,5 @@ class RunResult:
             "validation_indices_": self.validation_indices,
             "set_aside_": set_aside,
             "relabel_weight_": relabel_weight,
-            "second_label_": classes[second_label],
             **self.attributes,
         }

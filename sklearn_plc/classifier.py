@@ -260,15 +260,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``p_new / (p_new + p_given)`` of the held-out probabilities and with its
         given label at the rest (``relabel_weight_``): a sure relabel counts
         fully, a coin toss counts for neither class, and a wrong flip no longer
-        counts as a whole wrong label. After an undo, the labels stay as given,
-        but each label that the first round's models surely dispute (at most
-        half the top class's probability, a third in two classes) is also
-        fitted with their top class (``second_label_``), at a weight scaled by
-        the memorisation rate (:func:`~sklearn_plc.correction.dispute_weights`):
-        a model that memorises every label (a forest) is harmed by each wrong
-        one it keeps, one that memorises little is not. ``"auto"`` (the
-        default) weighs where the estimator's ``fit`` takes ``sample_weight``
-        (for a Pipeline, its last step's) and keeps otherwise. ``"keep"``: the hard corrected labels, the
+        counts as a whole wrong label. ``"auto"`` (the default) weighs where the
+        estimator's ``fit`` takes ``sample_weight`` (for a Pipeline, its last
+        step's) and keeps otherwise. ``"keep"``: the hard corrected labels, the
         paper's rule; use it to compare with the paper. ``"set_aside"``:
         relabel only where the new class is at least twice as likely as the
         label (in two classes, at a margin of one half) and leave the other
@@ -353,8 +347,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         model surely disputes more of them than it confirms
         (``memorisation_["judge_margin"]``); ``"undone"``: the
         corrections trained worse models on held-out samples and were undone
-        (``selection_["undone"]``; the final fit may still weigh the surest
-        disputes, see ``contested``); ``"max_epochs"``: a net ran its
+        (``selection_["undone"]``); ``"max_epochs"``: a net ran its
         ``max_epochs``, a ``partial_fit`` run its learner's ``max_iter``;
         ``"interrupted"``: a net stopped early (skorch's
         ``EarlyStopping``), its last epoch corrected.
@@ -387,14 +380,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     relabel_weight_ : ndarray of float of shape (n_samples,)
         The weight of each sample's label (``labels_``) in the final fit; where
-        below 1, its ``second_label_`` was also fitted, at the rest (see
-        ``contested="weigh"``). All 1 when nothing was weighed.
-
-    second_label_ : ndarray of shape (n_samples,)
-        The label each sample was also fitted with, at ``1 - relabel_weight_``:
-        the given label of a weighed relabel; after an undo, the top class of a
-        label that the first round's models surely disputed (see
-        ``contested``). Equal to the given labels elsewhere.
+        below 1, the given label was also fitted, at the rest (see
+        ``contested="weigh"``). All 1 when no relabel was weighed.
 
     selection_ : dict or None
         The held-out comparison of the corrected labels with the labels as

@@ -28,7 +28,6 @@ __all__ = [
     "align_class_distribution",
     "confidence_ratio",
     "correct_labels",
-    "dispute_weights",
     "is_quiet_pass",
     "memorisation_rate",
     "next_threshold",
@@ -170,59 +169,6 @@ def relabel_weights(proba, given_labels, labels):
     np.divide(new, total, out=weights, where=total > 0)
     weights[labels == given_labels] = 1.0
     return weights
-
-
-def dispute_weights(proba, given_labels, memorisation_rate, sure_ratio):
-    """Weight of each given label against a sure dispute, scaled by memorisation.
-
-    Where a run's corrections are undone, the final model can still train on
-    both classes of each label that models trained on the labels as given
-    surely dispute (the label's probability at most `sure_ratio` times the top
-    class's): the given label at ``1 − r (1 − w)`` and the top class at the
-    rest, with ``w = f_given(x) / (f_given(x) + f_top(x))`` as in
-    :func:`relabel_weights` and ``r`` the model's memorisation rate. A wrong
-    label harms a model in the measure that the model learns it, so a model
-    that memorises every label it is given (``r = 1``, a forest) weighs a sure
-    dispute fully, while one that memorises little keeps nearly all of the
-    given label's weight: its disputes are its own errors as often as not.
-
-    Parameters
-    ----------
-    proba : array-like of shape (n_samples, n_classes)
-        Held-out class probabilities of models trained on the labels as given.
-    given_labels : array-like of int of shape (n_samples,)
-        The labels as given, as column indices into `proba`.
-    memorisation_rate : float
-        Share of its held-out disputes that the model fits in sample
-        (:func:`memorisation_rate`); clipped to [0, 1].
-    sure_ratio : float in [0, 1)
-        A dispute is sure where :func:`confidence_ratio` is at most this.
-
-    Returns
-    -------
-    weights : ndarray of float64 of shape (n_samples,)
-        The given label's weight; 1 where the label is not surely disputed.
-    top_labels : ndarray of int of shape (n_samples,)
-        The class trained at ``1 − weights``: the top class where surely
-        disputed, the given label elsewhere.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_plc.correction import dispute_weights
-    >>> proba = np.array([[0.1, 0.9], [0.4, 0.6], [0.8, 0.2]])
-    >>> weights, top = dispute_weights(proba, np.array([0, 0, 0]), 1.0, 1 / 3)
-    >>> weights, top
-    (array([0.1, 1. , 1. ]), array([1, 0, 0]))
-    >>> dispute_weights(proba, np.array([0, 0, 0]), 0.5, 1 / 3)[0]
-    array([0.55, 1.  , 1.  ])
-    """
-    proba, given_labels = _check_proba_and_labels(proba, given_labels)
-    rate = min(max(float(memorisation_rate), 0.0), 1.0)
-    disputed = confidence_ratio(proba, given_labels) <= sure_ratio
-    top_labels = np.where(disputed, proba.argmax(axis=1), given_labels)
-    weights = 1.0 - rate * (1.0 - relabel_weights(proba, top_labels, given_labels))
-    return weights, top_labels
 
 
 def _floor_to_dtype(values, dtype):

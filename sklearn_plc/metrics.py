@@ -11,12 +11,7 @@ def _ratio(numerator, denominator):
 
 
 def label_recovery_report(
-    y_clean,
-    y_noisy,
-    y_corrected,
-    set_aside=None,
-    relabel_weight=None,
-    second_label=None,
+    y_clean, y_noisy, y_corrected, set_aside=None, relabel_weight=None
 ):
     """Compare corrected labels with the noisy labels they came from and the truth.
 
@@ -32,11 +27,8 @@ def label_recovery_report(
         Samples left out of the final fit (``PLCClassifier.set_aside_``);
         None: none.
     relabel_weight : array-like of float of shape (n_samples,) or None, default=None
-        The weight of each corrected label in the final fit, `second_label`
+        The weight of each corrected label in the final fit, the noisy label
         having the rest (``PLCClassifier.relabel_weight_``); None: all 1.
-    second_label : array-like of shape (n_samples,) or None, default=None
-        The label fitted at ``1 - relabel_weight`` (``PLCClassifier.second_label_``);
-        None: the noisy label.
 
     Returns
     -------
@@ -57,7 +49,7 @@ def label_recovery_report(
           ``set_aside_precision``: of those, the share whose corrected label
           is wrong (what removing them spared the model); ``purity_trained``:
           fraction of right labels among the samples the final fit trained on.
-        - ``n_weighed``: samples the final fit trained on two labels
+        - ``n_weighed``: changed labels the final fit trained on both ways
           (``relabel_weight`` below 1); ``weighted_purity``: the share of the
           final fit's weight on right labels (``purity_trained`` when nothing
           was weighed).
@@ -106,16 +98,10 @@ def label_recovery_report(
     else:
         relabel_weight = column_or_1d(np.asarray(relabel_weight, dtype=np.float64))
         check_consistent_length(y_clean, relabel_weight)
-    if second_label is None:
-        second_label = y_noisy
-    else:
-        second_label = column_or_1d(np.asarray(second_label))
-        check_consistent_length(y_clean, second_label)
     right_before = y_noisy == y_clean
     right_after = y_corrected == y_clean
-    right_second = second_label == y_clean
     trained = ~set_aside
-    right_weight = relabel_weight * right_after + (1 - relabel_weight) * right_second
+    right_weight = relabel_weight * right_after + (1 - relabel_weight) * right_before
     changed = y_corrected != y_noisy
     n_noisy = int(np.count_nonzero(~right_before))
     n_changed = int(np.count_nonzero(changed))
@@ -140,7 +126,7 @@ def label_recovery_report(
         "purity_trained": _ratio(
             np.count_nonzero(right_after & trained), np.count_nonzero(trained)
         ),
-        "n_weighed": int(np.count_nonzero(relabel_weight < 1)),
+        "n_weighed": int(np.count_nonzero((relabel_weight < 1) & changed)),
         "weighted_purity": _ratio(
             right_weight[trained].sum(), np.count_nonzero(trained)
         ),

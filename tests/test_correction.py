@@ -11,7 +11,6 @@ from sklearn_plc.correction import (
     align_class_distribution,
     confidence_ratio,
     correct_labels,
-    dispute_weights,
     is_quiet_pass,
     memorisation_rate,
     next_threshold,
@@ -348,23 +347,3 @@ def test_an_unchanged_label_keeps_its_full_weight():
 def test_a_relabel_between_two_classes_without_probability_is_a_coin_toss():
     proba = np.array([[0.0, 0.0, 1.0]])
     assert relabel_weights(proba, np.array([0]), np.array([1]))[0] == 0.5
-
-
-def test_a_sure_dispute_weighs_its_given_label_against_the_top_class():
-    proba = np.array([[0.1, 0.9], [0.8, 0.2]])
-    weights, top = dispute_weights(proba, np.array([0, 0]), 1.0, 1 / 3)
-    np.testing.assert_allclose(weights, [0.1, 1.0])
-    np.testing.assert_array_equal(top, [1, 0])
-
-
-def test_a_dispute_that_is_not_sure_keeps_its_full_weight():
-    proba = np.array([[0.3, 0.5, 0.2]])  # ratio 0.6 > 1/2
-    weights, top = dispute_weights(proba, np.array([0]), 1.0, 1 / 2)
-    assert weights[0] == 1.0 and top[0] == 0
-
-
-def test_the_top_class_share_scales_with_the_memorisation_rate():
-    proba = np.array([[0.2, 0.8]])  # w = 0.2: the top class's share 0.8
-    for rate, expected in ((0.0, 1.0), (0.5, 0.6), (1.0, 0.2), (1.7, 0.2)):
-        weights, _ = dispute_weights(proba, np.array([0]), rate, 1 / 3)
-        assert weights[0] == pytest.approx(expected)

@@ -70,20 +70,6 @@ def test_a_weighed_relabel_counts_its_labels_by_their_weights():
     assert report["weighted_purity"] == pytest.approx((0.75 + 1 + 1 + 0.4) / 4)
 
 
-def test_a_second_label_counts_at_the_rest_of_the_weight():
-    # an undone run: the labels as given, one sample also fitted on its top class
-    y_clean, y_noisy = np.array([0, 0, 1, 1]), np.array([1, 0, 1, 1])
-    report = label_recovery_report(
-        y_clean,
-        y_noisy,
-        y_noisy,
-        relabel_weight=[0.25, 1, 1, 1],
-        second_label=[0, 0, 1, 1],
-    )
-    assert report["n_weighed"] == 1 and report["n_changed"] == 0
-    assert report["weighted_purity"] == pytest.approx((0.75 + 1 + 1 + 1) / 4)
-
-
 def test_without_weights_weighted_purity_is_the_trained_purity():
     report = label_recovery_report([0, 0, 1], [1, 0, 1], [0, 1, 1])
     assert report["n_weighed"] == 0

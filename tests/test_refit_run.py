@@ -387,18 +387,6 @@ def test_corrections_that_lose_on_trusted_labels_are_undone(noisy_blobs):
     np.testing.assert_array_equal(plc.labels_, y)
 
 
-def test_an_undone_run_never_weighs_a_trusted_label(noisy_blobs):
-    # as above: the trusted labels are the ones the model surely disputes
-    trusted = trusted_share(len(noisy_blobs.y_noisy))
-    y = np.where(trusted, 1 - noisy_blobs.y_clean, noisy_blobs.y_noisy)
-    forest = RandomForestClassifier(n_estimators=20, random_state=0)
-    plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, y, trusted=trusted)
-    assert plc.termination_condition_ == "undone"
-    assert (plc.relabel_weight_[~trusted] < 1).any()
-    assert (plc.relabel_weight_[trusted] == 1).all()
-    np.testing.assert_array_equal(plc.second_label_[trusted], y[trusted])
-
-
 def test_any_loss_on_trusted_labels_undoes(noisy_blobs, monkeypatch):
     from sklearn_plc._judge import HeldOutJudge
 
@@ -607,59 +595,6 @@ def test_a_weighed_relabel_trains_on_both_labels_at_weights_summing_to_one(
     root = plc.estimator_.tree_
     assert root.n_node_samples[0] == n_samples + n_weighed
     assert root.weighted_n_node_samples[0] == pytest.approx(n_samples)
-
-
-def test_an_undone_run_fits_each_sure_dispute_on_its_top_class_too(
-    noisy_blobs, monkeypatch
-):
-    monkeypatch.setattr("sklearn_plc._refit_run.WORSE_STANDARD_ERRORS", -1e9)
-    plc = weighed_tree(contested="weigh").fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    assert plc.termination_condition_ == "undone"
-    np.testing.assert_array_equal(plc.labels_, noisy_blobs.y_noisy)
-    weighed = plc.relabel_weight_ < 1
-    assert weighed.any()
-    assert (plc.second_label_[weighed] != noisy_blobs.y_noisy[weighed]).all()
-    np.testing.assert_array_equal(
-        plc.second_label_[~weighed], noisy_blobs.y_noisy[~weighed]
-    )
-    root = plc.estimator_.tree_
-    assert root.n_node_samples[0] == noisy_blobs.X.shape[0] + weighed.sum()
-    assert root.weighted_n_node_samples[0] == pytest.approx(noisy_blobs.X.shape[0])
-
-
-def test_the_undone_weights_come_from_the_first_pass_and_the_memorisation_rate(
-    noisy_blobs, monkeypatch
-):
-    from sklearn_plc._corrector import LabelCorrector
-    from sklearn_plc._refit_run import sure_ratio_for
-    from sklearn_plc.correction import dispute_weights
-
-    monkeypatch.setattr("sklearn_plc._refit_run.WORSE_STANDARD_ERRORS", -1e9)
-    read = []
-    pass_proba = LabelCorrector.pass_proba
-
-    def recording(self):
-        read.append(np.array(pass_proba(self)))
-        return read[-1]
-
-    monkeypatch.setattr(LabelCorrector, "pass_proba", recording)
-    plc = weighed_tree(contested="weigh").fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    assert plc.termination_condition_ == "undone"
-    given = np.searchsorted(plc.classes_, noisy_blobs.y_noisy)
-    sure_ratio = sure_ratio_for(plc.classes_.shape[0])
-    weights, top = dispute_weights(
-        read[0], given, plc.memorisation_["rate"], sure_ratio
-    )
-    np.testing.assert_allclose(plc.relabel_weight_, weights)
-    np.testing.assert_array_equal(plc.second_label_, plc.classes_[top])
-
-
-def test_an_undone_run_with_contested_keep_weighs_nothing(noisy_blobs, monkeypatch):
-    monkeypatch.setattr("sklearn_plc._refit_run.WORSE_STANDARD_ERRORS", -1e9)
-    plc = weighed_tree(contested="keep").fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    assert plc.termination_condition_ == "undone"
-    assert (plc.relabel_weight_ == 1).all()
-    np.testing.assert_array_equal(plc.second_label_, noisy_blobs.y_noisy)
 
 
 def test_only_changed_labels_are_weighed(noisy_blobs):

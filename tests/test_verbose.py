@@ -35,18 +35,6 @@ def test_verbose_says_when_corrections_were_undone_and_the_evidence(
     assert f"{plc.selection_['gain']:+.3f}" in line
 
 
-def test_verbose_counts_the_disputes_an_undone_run_still_weighs(
-    noisy_blobs, capsys, monkeypatch
-):
-    monkeypatch.setattr("sklearn_plc._refit_run.WORSE_STANDARD_ERRORS", -1e9)
-    plc = PLCClassifier(forest(), verbose=1, random_state=0)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    (line,) = capsys.readouterr().out.strip().splitlines()
-    n_weighed = np.count_nonzero(plc.relabel_weight_ < 1)
-    assert plc.termination_condition_ == "undone" and n_weighed > 0
-    assert f"{n_weighed} labels that the first round's models surely dispute" in line
-
-
 def test_verbose_reports_the_corrections_of_a_converged_run(noisy_blobs, capsys):
     plc = PLCClassifier(forest(), verbose=1, revert_if_worse=False, random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
