@@ -89,6 +89,12 @@ VARIANTS = {
     # contested_bar.patch to the library first)
     "keep-bar2": {"contested": "keep"},
     "keep-bar3": {"contested": "keep"},
+    # the library's defaults (the weighed final fit), with at most 1 or 2 refits
+    # after round 0 (MAX_REFITS, contested_refits.patch): do fewer refits still
+    # lose once doubtful relabels are weighed?
+    "weigh": {},
+    "weigh-refits1": {},
+    "weigh-refits2": {},
 }
 # the "-fast" variants: no refit after a quiet pass's few changes, and a stop
 # at the first judged refit that agrees worse by 2 standard errors
@@ -243,6 +249,7 @@ def _patch_refit_run(values):
 # sklearn_plc._refit_run: prefix -> (hook name, patch file, type of the number)
 PATCHED_HOOKS = {
     "keep-refits": ("MAX_REFITS", "contested_refits.patch", int),
+    "weigh-refits": ("MAX_REFITS", "contested_refits.patch", int),
     "keep-bar": ("REFIT_BAR_FACTOR", "contested_bar.patch", float),
 }
 
