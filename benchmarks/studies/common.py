@@ -362,6 +362,35 @@ def study_jobs(what, seeds, *extra):
     return [(*cell, seed, False, *extra) for cell in dev_cells() for seed in seeds]
 
 
+def print_cell_table(cells, gains, methods, columns, describe):
+    """A Markdown table of the cells that `describe` keeps, then the headlines.
+
+    `columns` are the ``(header, alignment)`` of the study's own columns after
+    the cell's name; ``describe(runs)`` gives their values for a cell, or None to
+    leave the cell out of the table (the headlines count every cell).
+    """
+    print(
+        "| cell | "
+        + "".join(f"{header} | " for header, _ in columns)
+        + " | ".join(methods)
+        + " |"
+    )
+    print(
+        "|---|" + "".join(f"{align}|" for _, align in columns) + "---:|" * len(methods)
+    )
+    for key, runs in sorted(cells.items()):
+        values = describe(runs)
+        if values is None:
+            continue
+        print(
+            f"| {' '.join(key)} | "
+            + "".join(f"{value} | " for value in values)
+            + " | ".join(f"{gains[key][m]:+.1f}" for m in methods)
+            + " |"
+        )
+    print_headlines(cells, gains, methods)
+
+
 def print_headlines(cells, gains, methods):
     """The number of cells, then per method its gain headline and cells ≥ cleanlab."""
     print(f"\n{len(cells)} cells")

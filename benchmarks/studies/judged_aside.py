@@ -35,7 +35,7 @@ import numpy as np
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     gains_by_method,
-    print_headlines,
+    print_cell_table,
     rows_by_cell,
     run_and_dump,
     run_or_summarise,
@@ -116,7 +116,7 @@ def dev_cells():
     return found + [c for c in non_memorising_cells() if c not in found]
 
 
-def run(out, what):
+def run(out, what, variants=()):
     run_and_dump(run_job, study_jobs(what, SEEDS), out)
 
 
@@ -124,22 +124,17 @@ def summary(*paths):
     cells = rows_by_cell(paths, ("dataset", "model", "noise"))
     methods = (*VARIANTS, "cleanlab")
     gains = gains_by_method(cells, methods)
-    print("| cell | kept | judged set aside | " + " | ".join(methods) + " |")
-    print("|---|---:|---:|" + "---:|" * len(methods))
-    for key, runs in sorted(cells.items()):
+
+    def describe(runs):
         kept = sum(
             r["keep"]["termination"] in ("undone", "not_memorising") for r in runs
         )
-        if not kept:
-            continue
         chosen = sum(r["judged"]["n_set_aside"] > 0 for r in runs)
-        print(
-            f"| {' '.join(key)} | {kept} | {chosen} | "
-            + " | ".join(f"{gains[key][m]:+.1f}" for m in methods)
-            + " |"
-        )
-    print_headlines(cells, gains, methods)
+        return [kept, chosen] if kept else None
+
+    columns = [("kept", "---:"), ("judged set aside", "---:")]
+    print_cell_table(cells, gains, methods, columns, describe)
 
 
 if __name__ == "__main__":
-    run_or_summarise(__doc__, lambda out, what, _: run(out, what), summary)
+    run_or_summarise(__doc__, run, summary)

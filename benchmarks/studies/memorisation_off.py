@@ -32,7 +32,7 @@ sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     gains_by_method,
     patched,
-    print_headlines,
+    print_cell_table,
     rows_by_cell,
     run_and_dump,
     run_or_summarise,
@@ -85,19 +85,16 @@ def summary(*paths):
     cells = rows_by_cell(paths, ("dataset", "model", "noise"))
     methods = (*VARIANTS, "cleanlab")
     gains = gains_by_method(cells, methods)
-    print("| cell | refused | judged: outcomes | " + " | ".join(methods) + " |")
-    print("|---|---:|---|" + "---:|" * len(methods))
-    for key, runs in sorted(cells.items()):
+
+    def describe(runs):
         refused = [r for r in runs if r["default"]["termination"] == "not_memorising"]
         if not refused:
-            continue
+            return None
         outcomes = ", ".join(sorted(r["judged"]["termination"] for r in refused))
-        print(
-            f"| {' '.join(key)} | {len(refused)} | {outcomes} | "
-            + " | ".join(f"{gains[key][m]:+.1f}" for m in methods)
-            + " |"
-        )
-    print_headlines(cells, gains, methods)
+        return [len(refused), outcomes]
+
+    columns = [("refused", "---:"), ("judged: outcomes", "---")]
+    print_cell_table(cells, gains, methods, columns, describe)
 
 
 if __name__ == "__main__":

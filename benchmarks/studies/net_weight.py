@@ -31,7 +31,7 @@ import numpy as np
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     gains_by_method,
-    print_headlines,
+    print_cell_table,
     rows_by_cell,
     run_and_dump,
     run_or_summarise,
@@ -112,19 +112,14 @@ def summary(*paths):
     cells = rows_by_cell(paths, ("dataset", "model", "noise"))
     methods = (*VARIANTS, "cleanlab")
     gains = gains_by_method(cells, methods)
-    print("| cell | corrected | left out | " + " | ".join(methods) + " |")
-    print("|---|---:|---:|" + "---:|" * len(methods))
-    for key, runs in sorted(cells.items()):
+
+    def describe(runs):
         corrected = sum(r["keep"]["termination"] not in KEPT for r in runs)
-        if not corrected:
-            continue
         left_out = np.mean([r["net"].get("n_left_out", 0) for r in runs])
-        print(
-            f"| {' '.join(key)} | {corrected} | {left_out:.0f} | "
-            + " | ".join(f"{gains[key][m]:+.1f}" for m in methods)
-            + " |"
-        )
-    print_headlines(cells, gains, methods)
+        return [corrected, f"{left_out:.0f}"] if corrected else None
+
+    columns = [("corrected", "---:"), ("left out", "---:")]
+    print_cell_table(cells, gains, methods, columns, describe)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     gains_by_method,
     patched,
-    print_headlines,
+    print_cell_table,
     rows_by_cell,
     run_and_dump,
     run_or_summarise,
@@ -221,18 +221,12 @@ def summary(*paths):
     later = (LOOP_VARIANT, LAST_VARIANT) if logged else ()
     methods = (*VARIANTS, *later, "cleanlab")
     gains = gains_by_method(cells, methods)
-    print("| cell | corrected | " + " | ".join(methods) + " |")
-    print("|---|---:|" + "---:|" * len(methods))
-    for key, runs in sorted(cells.items()):
+
+    def describe(runs):
         corrected = sum(r["keep"]["termination"] not in KEPT for r in runs)
-        if not corrected:
-            continue
-        print(
-            f"| {' '.join(key)} | {corrected} | "
-            + " | ".join(f"{gains[key][m]:+.1f}" for m in methods)
-            + " |"
-        )
-    print_headlines(cells, gains, methods)
+        return [corrected] if corrected else None
+
+    print_cell_table(cells, gains, methods, [("corrected", "---:")], describe)
 
 
 if __name__ == "__main__":

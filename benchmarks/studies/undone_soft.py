@@ -34,7 +34,7 @@ sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     gains_by_method,
     patched,
-    print_headlines,
+    print_cell_table,
     rows_by_cell,
     run_and_dump,
     run_or_summarise,
@@ -61,7 +61,8 @@ def _fit_and_first_proba(make, X, y, seed):
 
     def recorded_pass_proba(self):
         proba = pass_proba(self)
-        first.setdefault("proba", np.array(proba))
+        if "proba" not in first:  # copy the first pass's only
+            first["proba"] = np.array(proba)
         return proba
 
     def recorded_judge(self, proba, round_index):
@@ -146,20 +147,17 @@ def summary(*paths):
     logged = [v for v in VARIANTS if all(v in r for rs in cells.values() for r in rs)]
     methods = (*logged, "cleanlab")
     gains = gains_by_method(cells, methods)
-    print("| cell | undone | weighed (sure / all) | " + " | ".join(methods) + " |")
-    print("|---|---:|---|" + "---:|" * len(methods))
-    for key, runs in sorted(cells.items()):
+
+    def describe(runs):
         undone = [r for r in runs if "n_weighed" in r["soft-sure"]]
         if not undone:
-            continue
+            return None
         sure = np.mean([r["soft-sure"]["n_weighed"] for r in undone])
         every = np.mean([r["soft-all"]["n_weighed"] for r in undone])
-        print(
-            f"| {' '.join(key)} | {len(undone)} | {sure:.0f} / {every:.0f} | "
-            + " | ".join(f"{gains[key][m]:+.1f}" for m in methods)
-            + " |"
-        )
-    print_headlines(cells, gains, methods)
+        return [len(undone), f"{sure:.0f} / {every:.0f}"]
+
+    columns = [("undone", "---:"), ("weighed (sure / all)", "---")]
+    print_cell_table(cells, gains, methods, columns, describe)
 
 
 if __name__ == "__main__":
