@@ -467,8 +467,7 @@ class RefitRun(RunPath):
                 refit = (
                     self.continuing
                     or fitted_labels is None
-                    or np.count_nonzero(fitted_labels != corrector.labels)
-                    > quiet_changes
+                    or self._moved_since_fit(corrector, fitted_labels) > quiet_changes
                 )
                 agreement = None
                 if refit:
@@ -505,6 +504,10 @@ class RefitRun(RunPath):
                     break
             progress.set_postfix_str(stopped)
         return stopped
+
+    def _moved_since_fit(self, corrector, fitted_labels):
+        """How many labels changed since the last fit (compared with the quiet bar)."""
+        return np.count_nonzero(fitted_labels != corrector.labels)
 
     def _fit_round(
         self,

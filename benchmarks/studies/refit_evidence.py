@@ -1,0 +1,161 @@
+"""Refit when the evidence moved since the last fit is worth a refit, not the count?
+
+Question (issue "Ahead of cleanlab", the cost target): a round refits when more
+labels changed since the last fit than a quiet pass may change (5% of the
+samples). Every change counts as one, but the weighed final fit (the default,
+``contested="auto"``) does not see them as one: a relabel trains at
+``w = p_new / (p_new + p_old)`` on its new class and ``1 - w`` on the old, so it
+moves ``2w - 1 = (p_new - p_old) / (p_new + p_old)`` of a label. A sure relabel
+(``p_old`` near 0) moves a whole label; the late passes' near coin tosses, at a
+ratio of 0.7-0.9, move 0.05-0.18 of one, yet they trigger the third and fourth
+refits of a typical corrected run. ``evidence`` counts each change since the last
+fit by the label it moves, ``(p_new - p_fitted) / (p_new + p_fitted)`` with the
+probabilities the pass read, and refits when that sum passes the same bar.
+``sure`` counts only the changes whose old label was at most the sure ratio of
+the new class (½, ⅓ in two classes) - the ones the final fit keeps as relabels.
+A refit costs a fit per fold; the rounds in between read the last refit's
+probabilities at the raised threshold, as after any quiet pass.
+
+Usage (from the repository root, ``PYTHONPATH=.``)::
+
+    python benchmarks/studies/refit_evidence.py run OUT.json dev|unseen|fresh [VAR...]
+    python benchmarks/studies/refit_evidence.py summary LOG.json...
+
+``dev``: the cells of ``judged_aside.py``'s dev set (dev splits, seeds 100-102);
+``unseen`` / ``fresh``: the two checks, without the MLP (one training run, no
+refits). Each variant logs its accuracy, fit seconds and number of fits (the
+rounds that refitted, plus the final fit).
+"""
+
+import sys
+import time
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, ".")
+from benchmarks.studies.common import (
+    gains_by_method,
+    patched,
+    print_cell_table,
+    rows_by_cell,
+    run_and_dump,
+    run_or_summarise,
+    study_jobs,
+    with_standard_and_cleanlab,
+)
+
+SEEDS = (100, 101, 102)
+VARIANTS = ("default", "evidence", "sure")
+KEPT = ("not_memorising", "too_weak_to_judge", "undone")
+
+
+def moved_evidence(proba, fitted_labels, labels):
+    """Per sample, the share of a label its change since the fit moves (else 0)."""
+    rows = np.arange(labels.shape[0])
+    new = proba[rows, labels].astype(np.float64)
+    old = proba[rows, fitted_labels].astype(np.float64)
+    total = new + old
+    moved = np.zeros(labels.shape[0])
+    np.divide(new - old, total, out=moved, where=total > 0)
+    moved[labels == fitted_labels] = 0.0
+    return np.clip(moved, 0.0, 1.0)
+
+
+def _evidence_moved(self, corrector, fitted_labels):
+    proba = corrector.pass_proba()
+    return float(moved_evidence(proba, fitted_labels, corrector.labels).sum())
+
+
+def _sure_moved(self, corrector, fitted_labels):
+    from sklearn_plc._refit_run import sure_ratio_for
+
+    proba = corrector.pass_proba()
+    rows = np.arange(fitted_labels.shape[0])
+    labels = corrector.labels
+    changed = labels != fitted_labels
+    ratio = sure_ratio_for(proba.shape[1])
+    sure = proba[rows, fitted_labels] <= ratio * proba[rows, labels]
+    return int(np.count_nonzero(changed & sure))
+
+
+MOVED = {"evidence": _evidence_moved, "sure": _sure_moved}
+
+
+def _fit(make, X, y, seed, y_clean, score):
+    from sklearn_plc import PLCClassifier
+
+    start = time.perf_counter()
+    plc = PLCClassifier(make(), random_state=seed).fit(X, y)
+    seconds = time.perf_counter() - start
+    history = [h for h in plc.history_ if not h.get("undo")]
+    return {
+        "acc": score(plc),
+        "s": seconds,
+        "termination": plc.termination_condition_,
+        "purity_after": float(np.mean(plc.labels_ == y_clean)),
+        "n_changed": int(np.sum(plc.labels_ != y)),
+        "n_refits": int(sum(bool(h.get("refit")) for h in history)),
+        "n_rounds": len(history),
+    }
+
+
+def run_job(dataset, model, noise, seed, check, variants=VARIANTS):
+    from sklearn_plc._refit_run import RefitRun
+
+    warnings.simplefilter("ignore")
+    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
+    if drawn is None:
+        return None
+    (X_train, _, y_train, _, y_noisy, make), row, score = drawn
+    y_noisy = np.asarray(y_noisy)
+    row["purity_before"] = float(np.mean(y_noisy == y_train))
+    row["default"] = _fit(make, X_train, y_noisy, seed, y_train, score)
+    for variant in variants:
+        if variant == "default":
+            continue
+        if row["default"]["termination"] in KEPT and row["default"]["n_refits"] <= 1:
+            row[variant] = row["default"]  # the labels were kept after round 0
+            continue
+        with patched(RefitRun, _moved_since_fit=MOVED[variant]):
+            row[variant] = _fit(make, X_train, y_noisy, seed, y_train, score)
+    return row
+
+
+def run(out, what, variants=()):
+    run_and_dump(run_job, study_jobs(what, SEEDS, tuple(variants or VARIANTS)), out)
+
+
+def summary(*paths):
+    cells = rows_by_cell(paths, ("dataset", "model", "noise"))
+    first = next(iter(cells.values()))[0]
+    variants = [v for v in VARIANTS if v in first]
+    methods = (*variants, "cleanlab")
+    gains = gains_by_method(cells, methods)
+
+    def describe(runs):
+        corrected = [r for r in runs if r["default"]["termination"] not in KEPT]
+        if not corrected:
+            return None
+        refits = [
+            f"{np.mean([r[v]['n_refits'] for r in corrected]):.1f}" for v in variants
+        ]
+        return [len(corrected), " / ".join(refits)]
+
+    columns = [("corrected", "---:"), ("refits " + " / ".join(variants), "---:")]
+    print_cell_table(cells, gains, methods, columns, describe)
+    rows = [r for runs in cells.values() for r in runs]
+    corrected = [r for r in rows if r["default"]["termination"] not in KEPT]
+    print(f"\ncost over the {len(corrected)} runs the default corrects:")
+    for v in methods:
+        if v == "cleanlab":
+            ratio = [r["cleanlab_s"] / r["standard_s"] for r in corrected]
+            print(f"cleanlab: median {np.median(ratio):.1f}x Standard")
+            continue
+        ratio = [r[v]["s"] / r["standard_s"] for r in corrected]
+        fits = np.mean([r[v]["n_refits"] for r in corrected])
+        print(f"{v}: median {np.median(ratio):.1f}x Standard, {fits:.2f} refit rounds")
+
+
+if __name__ == "__main__":
+    run_or_summarise(__doc__, run, summary)
