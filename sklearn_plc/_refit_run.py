@@ -128,6 +128,17 @@ def keep_every_class(set_aside, labels):
     return set_aside
 
 
+def unweighed_set_aside(corrector):
+    """The samples that ``contested="auto"`` leaves out of an unweighed final fit.
+
+    An estimator whose ``fit`` takes no per-sample weights cannot train a
+    relabel at part weight (:func:`weighed_fit`), so it trains on neither of
+    its labels; nor on a label that the model still disputes. Every relabelled
+    sample and every contested one is left out.
+    """
+    return corrector.contested() | (corrector.labels != corrector.initial_labels)
+
+
 def weighed_fit(model, X, labels, given_labels, relabel_weight, classes, params, key):
     """Fit `model` on every sample, a relabelled one on both of its labels.
 
@@ -199,7 +210,8 @@ class RefitRun(RunPath):
 
         ``contested="weigh"`` and ``"auto"`` weigh with held-out probabilities
         only (in-sample ones are too sure to weigh by); ``"weigh"`` raises where
-        the estimator takes no per-sample weights.
+        the estimator takes no per-sample weights, and ``"auto"`` then leaves
+        the doubtful samples out (:func:`unweighed_set_aside`).
         """
         contested = self.plc.contested
         if contested not in ("auto", "weigh"):
@@ -212,8 +224,9 @@ class RefitRun(RunPath):
                 f"contested='weigh' fits the final model with sample weights, but "
                 f"{type(self.estimator).__name__}.fit takes no sample_weight (for a "
                 f"Pipeline: its last step's, or one requested by metadata "
-                f"routing). Use contested='auto', which then trains on the hard "
-                f"corrected labels, or contested='keep'."
+                f"routing). Use contested='auto', which then leaves the relabelled "
+                f"and the disputed samples out of the final fit, or "
+                f"contested='keep' (the hard corrected labels)."
             )
         return key
 
@@ -296,8 +309,13 @@ class RefitRun(RunPath):
                 if plc.verbose >= 2:
                     tqdm.write(round_line(corrector.history[-1], encoded.shape[0]))
         set_aside = relabel_weight = None
-        if held_out and plc.contested == "set_aside" and stopped not in LABELS_KEPT:
-            set_aside = keep_every_class(corrector.contested(), corrector.labels)
+        if held_out and stopped not in LABELS_KEPT:
+            if plc.contested == "set_aside":
+                set_aside = keep_every_class(corrector.contested(), corrector.labels)
+            elif plc.contested == "auto" and self.weight_key is None:
+                set_aside = keep_every_class(
+                    unweighed_set_aside(corrector), corrector.labels
+                )
         if self.weight_key is not None and stopped not in LABELS_KEPT:
             relabel_weight = relabel_weights(
                 corrector.pass_proba(), corrector.initial_labels, corrector.labels

@@ -83,7 +83,8 @@ def outcome_line(plc, n_changed):
         )
     changed = f"{n_changed} of {n_samples} labels changed"
     if plc.set_aside_.any():
-        changed += f", {int(plc.set_aside_.sum())} contested set aside"
+        n_aside = int(plc.set_aside_.sum())
+        changed += f", {n_aside} doubtful set aside from the final fit"
     n_weighed = int(np.count_nonzero(plc.relabel_weight_ < 1))
     if n_weighed:
         changed += f", {n_weighed} fitted on both labels by weight"

@@ -262,8 +262,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         fully, a coin toss counts for neither class, and a wrong flip no longer
         counts as a whole wrong label. ``"auto"`` (the default) weighs where the
         estimator's ``fit`` takes ``sample_weight`` (for a Pipeline, its last
-        step's) and keeps otherwise. ``"keep"``: the hard corrected labels, the
-        paper's rule; use it to compare with the paper. ``"set_aside"``:
+        step's); where it takes none (k-NN), a label cannot count in part, so
+        the relabelled samples and those the model still disputes are left out
+        of the final fit instead (``set_aside_``). ``"keep"``: the hard
+        corrected labels, the paper's rule; use it to compare with the paper,
+        or to train an unweighted model on every sample. ``"set_aside"``:
         relabel only where the new class is at least twice as likely as the
         label (in two classes, at a margin of one half) and leave the other
         disputed samples out of the final fit (``set_aside_``); it costs on

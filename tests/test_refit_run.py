@@ -624,15 +624,50 @@ def test_a_pipeline_passes_the_relabel_weights_to_its_last_step(noisy_blobs):
     assert root.weighted_n_node_samples[0] == pytest.approx(noisy_blobs.X.shape[0])
 
 
-def test_auto_trains_on_the_hard_labels_where_fit_takes_no_sample_weight(
+def test_auto_leaves_the_relabels_out_where_fit_takes_no_sample_weight(
     noisy_blobs,
 ):
     from sklearn.neighbors import KNeighborsClassifier
 
     plc = PLCClassifier(KNeighborsClassifier(), random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    changed = plc.labels_ != noisy_blobs.y_noisy
+    assert changed.any() and (plc.relabel_weight_ == 1).all()
+    assert plc.set_aside_[changed].all()
+    n_trained = plc.estimator_.n_samples_fit_
+    assert n_trained == noisy_blobs.X.shape[0] - plc.set_aside_.sum()
+
+
+def test_keep_trains_an_unweighed_model_on_every_sample(noisy_blobs):
+    from sklearn.neighbors import KNeighborsClassifier
+
+    plc = PLCClassifier(KNeighborsClassifier(), contested="keep", random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert (plc.labels_ != noisy_blobs.y_noisy).any()
-    assert (plc.relabel_weight_ == 1).all()
+    assert not plc.set_aside_.any()
+    assert plc.estimator_.n_samples_fit_ == noisy_blobs.X.shape[0]
+
+
+def test_an_unweighed_fit_leaves_out_the_relabelled_and_the_contested():
+    from sklearn_plc._corrector import LabelCorrector
+    from sklearn_plc._refit_run import unweighed_set_aside
+
+    # sample 1 is relabelled (sure), sample 2 disputed at a ratio above 0.5
+    proba = np.array([[0.9, 0.1], [0.05, 0.95], [0.44, 0.56], [0.2, 0.8]])
+    corrector = LabelCorrector(
+        np.array([0, 0, 0, 1]),
+        theta=0.3,
+        beta=0.1,
+        theta_end=0.5,
+        schedule="additive",
+        min_correction_rate=0.0,
+        warm_up=0,
+        window=1,
+    )
+    corrector.add_proba(proba)
+    corrector.run_round()
+    assert corrector.labels.tolist() == [0, 1, 0, 1]
+    assert unweighed_set_aside(corrector).tolist() == [False, True, True, False]
 
 
 def test_weigh_without_sample_weight_support_is_explained(noisy_blobs):

@@ -1,0 +1,129 @@
+"""The final fit of an estimator that takes no sample weights: relabel only the sure
+flips and leave the doubtful ones out?
+
+Question (issue "Ahead of cleanlab"): where the estimator's ``fit`` takes per-sample
+weights, the final model trains on both labels of each relabel, weighed by the
+held-out probabilities (``contested="auto"``). k-NN takes none, so it trains on
+the hard corrected labels, and cleanlab leads in 8 of the 9 5-NN dev cells. Without
+weights, the nearest rendering of a relabel's weight ``w = p_new / (p_new +
+p_given)`` is all or nothing: ``sure`` keeps a relabel whose given label is at most
+the sure ratio of the new class (½, ⅓ in two classes, i.e. ``w >= 2/3``, ``3/4``)
+and leaves the others out of the final fit (they are coin tosses, which a weighed
+fit would train about evenly on both labels); ``aside`` leaves out every relabelled
+sample (cleanlab's removal, of PLC's flags); ``aside-disputed`` also leaves out the
+samples whose label the last pass's probabilities still dispute without a flip.
+The run is the library's; only the final fit changes.
+
+Usage (from the repository root, ``PYTHONPATH=.``)::
+
+    python benchmarks/studies/unweighed_final.py run OUT.json dev|unseen|fresh
+    python benchmarks/studies/unweighed_final.py summary LOG.json...
+
+Only the cells whose model takes no ``sample_weight`` (5-NN) run.
+"""
+
+import sys
+import time
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, ".")
+from benchmarks.studies.common import (
+    gains_by_method,
+    print_cell_table,
+    rows_by_cell,
+    run_and_dump,
+    run_or_summarise,
+    study_jobs,
+    with_standard_and_cleanlab,
+)
+from benchmarks.studies.soft_final import KEPT, _fit_plc_and_proba
+
+SEEDS = (100, 101, 102)
+VARIANTS = ("hard", "sure", "aside", "aside-disputed")
+UNWEIGHED_MODELS = ("5-nn",)
+
+
+def left_out(variant, proba, given, labels):
+    """Which samples the `variant`'s final fit leaves out (a boolean mask)."""
+    from sklearn_plc._refit_run import sure_ratio_for
+    from sklearn_plc.correction import relabel_weights
+
+    changed = labels != given
+    if variant == "aside":
+        return changed
+    if variant == "aside-disputed":
+        return changed | (proba.argmax(axis=1) != labels)
+    weight = relabel_weights(proba, given, labels)
+    return changed & (weight < 1 / (1 + sure_ratio_for(proba.shape[1])))
+
+
+def run_job(dataset, model, noise, seed, check):
+    warnings.simplefilter("ignore")
+    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
+    if drawn is None:
+        return None
+    (X_train, _, y_train, _, y_noisy, make), row, score = drawn
+    y_noisy = np.asarray(y_noisy)
+    plc, seconds, (proba, _) = _fit_plc_and_proba(make, X_train, y_noisy, seed)
+    row["purity_before"] = float(np.mean(y_noisy == y_train))
+    row["hard"] = {
+        "acc": score(plc),
+        "s": seconds,
+        "termination": plc.termination_condition_,
+        "n_changed": int(np.sum(plc.labels_ != y_noisy)),
+        "precision": float(np.mean((plc.labels_ == y_train)[plc.labels_ != y_noisy]))
+        if np.any(plc.labels_ != y_noisy)
+        else None,
+    }
+    if plc.termination_condition_ in KEPT or proba is None:
+        for variant in VARIANTS[1:]:
+            row[variant] = row["hard"]
+        return row
+    classes = plc.classes_
+    given = np.searchsorted(classes, y_noisy)
+    labels = np.searchsorted(classes, plc.labels_)
+    for variant in VARIANTS[1:]:
+        out = left_out(variant, proba, given, labels)
+        kept = np.flatnonzero(~out)
+        start = time.perf_counter()
+        fitted = make().fit(X_train[kept], classes[labels[kept]])
+        row[variant] = {
+            "acc": score(fitted),
+            "s": seconds + time.perf_counter() - start,
+            "n_left_out": int(out.sum()),
+            # of the left-out samples, the share whose given label was wrong
+            "left_out_noisy": float(np.mean(y_noisy[out] != y_train[out]))
+            if out.any()
+            else None,
+        }
+    return row
+
+
+def run(out, what, variants=()):
+    jobs = [job for job in study_jobs(what, SEEDS) if job[1] in UNWEIGHED_MODELS]
+    run_and_dump(run_job, jobs, out)
+
+
+def summary(*paths):
+    cells = rows_by_cell(paths, ("dataset", "model", "noise"))
+    methods = (*VARIANTS, "cleanlab")
+    gains = gains_by_method(cells, methods)
+
+    def describe(runs):
+        corrected = [r for r in runs if r["hard"]["termination"] not in KEPT]
+        if not corrected:
+            return None
+        out = " / ".join(
+            f"{np.mean([r[v]['n_left_out'] for r in corrected]):.0f}"
+            for v in VARIANTS[1:]
+        )
+        return [len(corrected), out]
+
+    columns = [("corrected", "---:"), ("left out " + " / ".join(VARIANTS[1:]), "---:")]
+    print_cell_table(cells, gains, methods, columns, describe)
+
+
+if __name__ == "__main__":
+    run_or_summarise(__doc__, run, summary)
