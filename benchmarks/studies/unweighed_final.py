@@ -14,12 +14,18 @@ sample (cleanlab's removal, of PLC's flags); ``aside-disputed`` also leaves out 
 samples whose label the last pass's probabilities still dispute without a flip.
 The run is the library's; only the final fit changes.
 
+A follow-up asks the same of the estimators that can weigh (``weighable``): against
+the library's weighed final fit (``weigh``), ``weigh-aside`` also leaves out the
+samples still disputed without a flip, and ``aside-disputed`` is the rule above
+(every relabel and every disputed sample out, no weights).
+
 Usage (from the repository root, ``PYTHONPATH=.``)::
 
-    python benchmarks/studies/unweighed_final.py run OUT.json dev|unseen|fresh
+    python benchmarks/studies/unweighed_final.py run OUT.json SET [weighable]
     python benchmarks/studies/unweighed_final.py summary LOG.json...
 
-Only the cells whose model takes no ``sample_weight`` (5-NN) run.
+``SET``: dev, unseen or fresh. Without ``weighable`` only the cells whose model
+takes no ``sample_weight`` (5-NN) run; with it, only the others.
 """
 
 import sys
@@ -42,6 +48,7 @@ from benchmarks.studies.soft_final import KEPT, _fit_plc_and_proba
 
 SEEDS = (100, 101, 102)
 VARIANTS = ("hard", "sure", "aside", "aside-disputed")
+WEIGHABLE_VARIANTS = ("hard", "weigh", "weigh-aside", "aside-disputed")
 UNWEIGHED_MODELS = ("5-nn",)
 
 
@@ -59,7 +66,45 @@ def left_out(variant, proba, given, labels):
     return changed & (weight < 1 / (1 + sure_ratio_for(proba.shape[1])))
 
 
-def run_job(dataset, model, noise, seed, check):
+def _weighable_fits(row, make, X_train, proba, given, labels, classes, score):
+    """The weighable follow-up's final fits of one corrected run, into `row`."""
+    from sklearn_plc._refit_run import keep_every_class, weighed_fit
+    from sklearn_plc._validation import sample_weight_key
+    from sklearn_plc.correction import relabel_weights
+
+    key = sample_weight_key(make())
+    weight = relabel_weights(proba, given, labels)
+    disputed = (proba.argmax(axis=1) != labels) & (labels == given)
+    for variant in WEIGHABLE_VARIANTS[1:]:
+        start = time.perf_counter()
+        if variant == "aside-disputed":
+            out = keep_every_class(left_out(variant, proba, given, labels), labels)
+            kept = np.flatnonzero(~out)
+            fitted = make().fit(X_train[kept], classes[labels[kept]])
+        else:
+            out = keep_every_class(
+                disputed if variant == "weigh-aside" else np.zeros_like(disputed),
+                labels,
+            )
+            kept = np.flatnonzero(~out)
+            fitted = weighed_fit(
+                make(),
+                X_train[kept],
+                labels[kept],
+                given[kept],
+                weight[kept],
+                classes,
+                {},
+                key,
+            )
+        row[variant] = {
+            "acc": score(fitted),
+            "s": row["hard"]["s"] + time.perf_counter() - start,
+            "n_left_out": int(out.sum()),
+        }
+
+
+def run_job(dataset, model, noise, seed, check, weighable=False):
     warnings.simplefilter("ignore")
     drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
     if drawn is None:
@@ -77,13 +122,17 @@ def run_job(dataset, model, noise, seed, check):
         if np.any(plc.labels_ != y_noisy)
         else None,
     }
+    variants = WEIGHABLE_VARIANTS if weighable else VARIANTS
     if plc.termination_condition_ in KEPT or proba is None:
-        for variant in VARIANTS[1:]:
+        for variant in variants[1:]:
             row[variant] = row["hard"]
         return row
     classes = plc.classes_
     given = np.searchsorted(classes, y_noisy)
     labels = np.searchsorted(classes, plc.labels_)
+    if weighable:
+        _weighable_fits(row, make, X_train, proba, given, labels, classes, score)
+        return row
     for variant in VARIANTS[1:]:
         out = left_out(variant, proba, given, labels)
         kept = np.flatnonzero(~out)
@@ -102,13 +151,20 @@ def run_job(dataset, model, noise, seed, check):
 
 
 def run(out, what, variants=()):
-    jobs = [job for job in study_jobs(what, SEEDS) if job[1] in UNWEIGHED_MODELS]
+    weighable = "weighable" in variants
+    jobs = [
+        (*job, weighable)
+        for job in study_jobs(what, SEEDS)
+        if (job[1] in UNWEIGHED_MODELS) != weighable
+    ]
     run_and_dump(run_job, jobs, out)
 
 
 def summary(*paths):
     cells = rows_by_cell(paths, ("dataset", "model", "noise"))
-    methods = (*VARIANTS, "cleanlab")
+    first = next(iter(cells.values()))[0]
+    variants = WEIGHABLE_VARIANTS if "weigh" in first else VARIANTS
+    methods = (*variants, "cleanlab")
     gains = gains_by_method(cells, methods)
 
     def describe(runs):
@@ -117,11 +173,11 @@ def summary(*paths):
             return None
         out = " / ".join(
             f"{np.mean([r[v]['n_left_out'] for r in corrected]):.0f}"
-            for v in VARIANTS[1:]
+            for v in variants[1:]
         )
         return [len(corrected), out]
 
-    columns = [("corrected", "---:"), ("left out " + " / ".join(VARIANTS[1:]), "---:")]
+    columns = [("corrected", "---:"), ("left out " + " / ".join(variants[1:]), "---:")]
     print_cell_table(cells, gains, methods, columns, describe)
 
 
