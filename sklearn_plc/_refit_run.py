@@ -129,12 +129,15 @@ def keep_every_class(set_aside, labels):
 
 
 def unweighed_set_aside(corrector):
-    """The samples that ``contested="auto"`` leaves out of an unweighed final fit.
+    """The samples that ``contested="auto"`` leaves out of an unweighted fit.
 
     An estimator whose ``fit`` takes no per-sample weights cannot train a
     relabel at part weight (:func:`weighed_fit`), so it trains on neither of
     its labels; nor on a label that the model still disputes. Every relabelled
-    sample and every contested one is left out.
+    sample and every contested one is left out: of the final fit, and of the
+    loop's fold fits after the first round, where a doubtful label kept at full
+    weight would be confirmed by the next predictions (a k-NN's neighbours
+    vote with it).
     """
     return corrector.contested() | (corrector.labels != corrector.initial_labels)
 
@@ -312,7 +315,7 @@ class RefitRun(RunPath):
         if held_out and stopped not in LABELS_KEPT:
             if plc.contested == "set_aside":
                 set_aside = keep_every_class(corrector.contested(), corrector.labels)
-            elif plc.contested == "auto" and self.weight_key is None:
+            elif self._leaves_out_doubtful():
                 set_aside = keep_every_class(
                     unweighed_set_aside(corrector), corrector.labels
                 )
@@ -523,6 +526,19 @@ class RefitRun(RunPath):
             progress.set_postfix_str(stopped)
         return stopped
 
+    def _leaves_out_doubtful(self):
+        """Whether the doubtful samples stay out of the fits (``unweighed_set_aside``).
+
+        With ``contested="auto"``, held-out probabilities and an estimator whose
+        ``fit`` takes no sample weights: the final fit, and every round's fold
+        fits after the first, leave them out.
+        """
+        return (
+            self.plc.contested == "auto"
+            and self.confidence in HELD_OUT_CONFIDENCES
+            and self.weight_key is None
+        )
+
     def _moved_since_fit(self, corrector, fitted_labels):
         """How many labels changed since the last fit (compared with the quiet bar)."""
         return np.count_nonzero(fitted_labels != corrector.labels)
@@ -563,6 +579,11 @@ class RefitRun(RunPath):
         if in_sample and not self.continuing:
             self.model = clone(estimator)
         measure = not in_sample and round_index == 0 and self.plc.min_memorisation > 0
+        if splits is not None and self._leaves_out_doubtful() and corrector.recorded:
+            # an unweighted fold model would take a doubtful label at full weight,
+            # and its next predictions would confirm it (k-NN: it votes)
+            left_out = keep_every_class(unweighed_set_aside(corrector), labels)
+            splits = [(fit[~left_out[fit]], test) for fit, test in splits]
         proba, in_sample_proba, model_on_all = self._round_proba(
             self.model if in_sample else estimator,
             X,

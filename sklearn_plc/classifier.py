@@ -264,7 +264,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         estimator's ``fit`` takes ``sample_weight`` (for a Pipeline, its last
         step's); where it takes none (k-NN), a label cannot count in part, so
         the relabelled samples and those the model still disputes are left out
-        of the final fit instead (``set_aside_``). ``"keep"``: the hard
+        of the final fit instead (``set_aside_``), and of the fold fits after
+        the first round. ``"keep"``: the hard
         corrected labels, the paper's rule; use it to compare with the paper,
         or to train an unweighted model on every sample. ``"set_aside"``:
         relabel only where the new class is at least twice as likely as the

@@ -638,6 +638,39 @@ def test_auto_leaves_the_relabels_out_where_fit_takes_no_sample_weight(
     assert n_trained == noisy_blobs.X.shape[0] - plc.set_aside_.sum()
 
 
+def fold_training_sizes(monkeypatch, plc, data):
+    """Per fitting round, the number of samples the fold models trained on."""
+    from sklearn_plc._refit_run import RefitRun
+
+    sizes, round_proba = [], RefitRun._round_proba
+
+    def recording(self, model, X, labels, splits, *args):
+        sizes.append(sum(fit.shape[0] for fit, _ in splits))
+        return round_proba(self, model, X, labels, splits, *args)
+
+    monkeypatch.setattr(RefitRun, "_round_proba", recording)
+    plc.fit(data.X, data.y_noisy)
+    return sizes
+
+
+def test_an_unweighed_loop_leaves_the_doubtful_out_of_the_later_fold_fits(
+    noisy_blobs, monkeypatch
+):
+    from sklearn.neighbors import KNeighborsClassifier
+
+    plc = PLCClassifier(KNeighborsClassifier(), random_state=0)
+    first, *later = fold_training_sizes(monkeypatch, plc, noisy_blobs)
+    assert later and all(size < first for size in later)
+
+
+def test_keep_fits_every_fold_on_all_its_samples(noisy_blobs, monkeypatch):
+    from sklearn.neighbors import KNeighborsClassifier
+
+    plc = PLCClassifier(KNeighborsClassifier(), contested="keep", random_state=0)
+    first, *later = fold_training_sizes(monkeypatch, plc, noisy_blobs)
+    assert later and all(size == first for size in later)
+
+
 def test_keep_trains_an_unweighed_model_on_every_sample(noisy_blobs):
     from sklearn.neighbors import KNeighborsClassifier
 
