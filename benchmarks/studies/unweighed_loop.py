@@ -10,12 +10,17 @@ fold models without the samples that the final fit would leave out at that point
 (relabelled or contested; a class is never emptied); every sample is still predicted
 and examined. ``library`` is the shipped default.
 
+After it shipped, ``loop-aside`` is the library for 5-NN, and a follow-up asks the
+same of the estimators that can weigh (``weighable``): their final fit stays the
+weighed one, and ``loop-aside`` leaves the same samples out of their fold fits.
+
 Usage (from the repository root, ``PYTHONPATH=.``)::
 
-    python benchmarks/studies/unweighed_loop.py run OUT.json dev|unseen|fresh
+    python benchmarks/studies/unweighed_loop.py run OUT.json SET [weighable]
     python benchmarks/studies/unweighed_loop.py summary LOG.json...
 
-Only the cells whose model takes no ``sample_weight`` (5-NN) run.
+``SET``: dev, unseen or fresh. Without ``weighable`` only the cells whose model
+takes no ``sample_weight`` (5-NN) run; with it, only the others.
 """
 
 import sys
@@ -103,7 +108,12 @@ def run_job(dataset, model, noise, seed, check):
 
 
 def run(out, what, variants=()):
-    jobs = [job for job in study_jobs(what, SEEDS) if job[1] in UNWEIGHED_MODELS]
+    weighable = "weighable" in variants
+    jobs = [
+        job
+        for job in study_jobs(what, SEEDS)
+        if (job[1] in UNWEIGHED_MODELS) != weighable
+    ]
     run_and_dump(run_job, jobs, out)
 
 
