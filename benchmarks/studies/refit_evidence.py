@@ -28,16 +28,17 @@ rounds that refitted, plus the final fit).
 """
 
 import sys
-import time
 import warnings
 
 import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
+    fit_plc_row,
     gains_by_method,
     patched,
     print_cell_table,
+    print_corrected_cost,
     rows_by_cell,
     run_and_dump,
     run_or_summarise,
@@ -82,24 +83,6 @@ def _sure_moved(self, corrector, fitted_labels):
 MOVED = {"evidence": _evidence_moved, "sure": _sure_moved}
 
 
-def _fit(make, X, y, seed, y_clean, score):
-    from sklearn_plc import PLCClassifier
-
-    start = time.perf_counter()
-    plc = PLCClassifier(make(), random_state=seed).fit(X, y)
-    seconds = time.perf_counter() - start
-    history = [h for h in plc.history_ if not h.get("undo")]
-    return {
-        "acc": score(plc),
-        "s": seconds,
-        "termination": plc.termination_condition_,
-        "purity_after": float(np.mean(plc.labels_ == y_clean)),
-        "n_changed": int(np.sum(plc.labels_ != y)),
-        "n_refits": int(sum(bool(h.get("refit")) for h in history)),
-        "n_rounds": len(history),
-    }
-
-
 def run_job(dataset, model, noise, seed, check, variants=VARIANTS):
     from sklearn_plc._refit_run import RefitRun
 
@@ -110,7 +93,7 @@ def run_job(dataset, model, noise, seed, check, variants=VARIANTS):
     (X_train, _, y_train, _, y_noisy, make), row, score = drawn
     y_noisy = np.asarray(y_noisy)
     row["purity_before"] = float(np.mean(y_noisy == y_train))
-    row["default"] = _fit(make, X_train, y_noisy, seed, y_train, score)
+    row["default"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
     for variant in variants:
         if variant == "default":
             continue
@@ -118,7 +101,7 @@ def run_job(dataset, model, noise, seed, check, variants=VARIANTS):
             row[variant] = row["default"]  # the labels were kept after round 0
             continue
         with patched(RefitRun, _moved_since_fit=MOVED[variant]):
-            row[variant] = _fit(make, X_train, y_noisy, seed, y_train, score)
+            row[variant] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
     return row
 
 
@@ -144,17 +127,9 @@ def summary(*paths):
 
     columns = [("corrected", "---:"), ("refits " + " / ".join(variants), "---:")]
     print_cell_table(cells, gains, methods, columns, describe)
-    rows = [r for runs in cells.values() for r in runs]
-    corrected = [r for r in rows if r["default"]["termination"] not in KEPT]
-    print(f"\ncost over the {len(corrected)} runs the default corrects:")
-    for v in methods:
-        if v == "cleanlab":
-            ratio = [r["cleanlab_s"] / r["standard_s"] for r in corrected]
-            print(f"cleanlab: median {np.median(ratio):.1f}x Standard")
-            continue
-        ratio = [r[v]["s"] / r["standard_s"] for r in corrected]
-        fits = np.mean([r[v]["n_refits"] for r in corrected])
-        print(f"{v}: median {np.median(ratio):.1f}x Standard, {fits:.2f} refit rounds")
+    print_corrected_cost(
+        cells, variants, lambda row: row["default"]["termination"] not in KEPT
+    )
 
 
 if __name__ == "__main__":

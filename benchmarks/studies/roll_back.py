@@ -35,16 +35,18 @@ import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
+    fit_plc_row,
     gains_by_method,
     patched,
     print_cell_table,
+    print_corrected_cost,
     rows_by_cell,
     run_and_dump,
     run_or_summarise,
     study_jobs,
     with_standard_and_cleanlab,
 )
-from benchmarks.studies.refit_evidence import KEPT, _fit
+from benchmarks.studies.refit_evidence import KEPT
 
 SEEDS = (100, 101, 102)
 VARIANTS = {"default": None, "roll-back-1": 1.0, "roll-back-0": 0.0}
@@ -60,7 +62,7 @@ def run_job(dataset, model, noise, seed, check, variants=tuple(VARIANTS)):
     (X_train, _, y_train, _, y_noisy, make), row, score = drawn
     y_noisy = np.asarray(y_noisy)
     row["purity_before"] = float(np.mean(y_noisy == y_train))
-    row["default"] = _fit(make, X_train, y_noisy, seed, y_train, score)
+    row["default"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
     for variant in variants:
         if variant == "default":
             continue
@@ -68,7 +70,7 @@ def run_job(dataset, model, noise, seed, check, variants=tuple(VARIANTS)):
             row[variant] = row["default"]  # no refit to compare with the one before
             continue
         with patched(refit_run, ROLL_BACK=VARIANTS[variant]):
-            row[variant] = _fit(make, X_train, y_noisy, seed, y_train, score)
+            row[variant] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
     return row
 
 
@@ -98,15 +100,9 @@ def summary(*paths):
 
     columns = [("rolled back", "---:"), ("undone", "---:")]
     print_cell_table(cells, gains, methods, columns, describe)
-    rows = [r for runs in cells.values() for r in runs]
-    corrected = [r for r in rows if r["default"]["termination"] not in KEPT]
-    print(f"\ncost over the {len(corrected)} runs the default corrects:")
-    for v in variants:
-        ratio = [r[v]["s"] / r["standard_s"] for r in corrected]
-        fits = np.mean([r[v]["n_refits"] for r in corrected])
-        print(f"{v}: median {np.median(ratio):.1f}x Standard, {fits:.2f} fit rounds")
-    ratio = [r["cleanlab_s"] / r["standard_s"] for r in corrected]
-    print(f"cleanlab: median {np.median(ratio):.1f}x Standard")
+    print_corrected_cost(
+        cells, variants, lambda row: row["default"]["termination"] not in KEPT
+    )
 
 
 if __name__ == "__main__":

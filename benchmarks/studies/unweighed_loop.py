@@ -24,13 +24,13 @@ takes no ``sample_weight`` (5-NN) run; with it, only the others.
 """
 
 import sys
-import time
 import warnings
 
 import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
+    fit_plc_row,
     gains_by_method,
     patched,
     print_cell_table,
@@ -44,21 +44,6 @@ from benchmarks.studies.unweighed_final import KEPT, UNWEIGHED_MODELS
 
 SEEDS = (100, 101, 102)
 VARIANTS = ("library", "loop-aside")
-
-
-def _fit(make, X, y, seed, y_clean, score):
-    from sklearn_plc import PLCClassifier
-
-    start = time.perf_counter()
-    plc = PLCClassifier(make(), random_state=seed).fit(X, y)
-    return {
-        "acc": score(plc),
-        "s": time.perf_counter() - start,
-        "termination": plc.termination_condition_,
-        "purity_after": float(np.mean(plc.labels_ == y_clean)),
-        "n_changed": int(np.sum(plc.labels_ != y)),
-        "n_set_aside": int(plc.set_aside_.sum()),
-    }
 
 
 def _loop_aside_patches():
@@ -98,12 +83,12 @@ def run_job(dataset, model, noise, seed, check):
     (X_train, _, y_train, _, y_noisy, make), row, score = drawn
     y_noisy = np.asarray(y_noisy)
     row["purity_before"] = float(np.mean(y_noisy == y_train))
-    row["library"] = _fit(make, X_train, y_noisy, seed, y_train, score)
+    row["library"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
     if row["library"]["termination"] in KEPT[:2]:  # kept after the first round
         row["loop-aside"] = row["library"]
         return row
     with patched(RefitRun, **_loop_aside_patches()):
-        row["loop-aside"] = _fit(make, X_train, y_noisy, seed, y_train, score)
+        row["loop-aside"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
     return row
 
 
