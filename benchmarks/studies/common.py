@@ -419,8 +419,8 @@ def run_or_summarise_log(usage, run, summary):
     run(path) if command == "run" else summary(path)
 
 
-def fit_plc_row(make, X, y, seed, y_clean, score):
-    """Fit PLC with the library's defaults; its log entry.
+def fit_plc_row(make, X, y, seed, y_clean, score, **params):
+    """Fit PLC with the library's defaults (but `params`); its log entry.
 
     Accuracy (``score``), seconds, outcome, purity after, labels changed,
     samples set aside, and the rounds that fitted (``n_refits``, the first
@@ -429,7 +429,7 @@ def fit_plc_row(make, X, y, seed, y_clean, score):
     from sklearn_plc import PLCClassifier
 
     start = time.perf_counter()
-    plc = PLCClassifier(make(), random_state=seed).fit(X, y)
+    plc = PLCClassifier(make(), random_state=seed, **params).fit(X, y)
     seconds = time.perf_counter() - start
     history = [record for record in plc.history_ if not record.get("undo")]
     return {
