@@ -379,8 +379,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         sample judged or none did.
 
     set_aside_ : ndarray of bool of shape (n_samples,)
-        The samples left out of the final fit as contested (see
-        ``contested``); all False when none were.
+        The samples left out of the final fit as doubtful (see ``contested``:
+        ``"set_aside"``, or ``"auto"`` with an estimator that takes no sample
+        weights); all False when none were.
 
     relabel_weight_ : ndarray of float of shape (n_samples,)
         The weight of each sample's label (``labels_``) in the final fit; where
