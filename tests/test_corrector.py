@@ -151,6 +151,18 @@ def test_a_label_changed_twice_is_contested_even_where_the_model_agrees():
     assert corrector.contested().tolist() == [True, False, False]
 
 
+def test_an_unweighed_fit_leaves_out_the_relabelled_and_the_contested():
+    from sklearn_plc._refit_run import unweighed_set_aside
+
+    # sample 1 is relabelled (sure), sample 2 disputed at a ratio above 0.5
+    proba = np.array([[0.9, 0.1], [0.05, 0.95], [0.44, 0.56], [0.2, 0.8]])
+    corrector = make_corrector([0, 0, 0, 1], theta_end=0.5)
+    corrector.add_proba(proba)
+    corrector.run_round()
+    assert corrector.labels.tolist() == [0, 1, 0, 1]
+    assert unweighed_set_aside(corrector).tolist() == [False, True, True, False]
+
+
 def test_fixed_labels_are_never_contested():
     corrector = make_corrector([1, 1, 1], fixed=np.array([True, False, False]))
     corrector.add_proba(np.array([[0.55, 0.45]] * 3))

@@ -681,28 +681,6 @@ def test_keep_trains_an_unweighed_model_on_every_sample(noisy_blobs):
     assert plc.estimator_.n_samples_fit_ == noisy_blobs.X.shape[0]
 
 
-def test_an_unweighed_fit_leaves_out_the_relabelled_and_the_contested():
-    from sklearn_plc._corrector import LabelCorrector
-    from sklearn_plc._refit_run import unweighed_set_aside
-
-    # sample 1 is relabelled (sure), sample 2 disputed at a ratio above 0.5
-    proba = np.array([[0.9, 0.1], [0.05, 0.95], [0.44, 0.56], [0.2, 0.8]])
-    corrector = LabelCorrector(
-        np.array([0, 0, 0, 1]),
-        theta=0.3,
-        beta=0.1,
-        theta_end=0.5,
-        schedule="additive",
-        min_correction_rate=0.0,
-        warm_up=0,
-        window=1,
-    )
-    corrector.add_proba(proba)
-    corrector.run_round()
-    assert corrector.labels.tolist() == [0, 1, 0, 1]
-    assert unweighed_set_aside(corrector).tolist() == [False, True, True, False]
-
-
 def test_weigh_without_sample_weight_support_is_explained(noisy_blobs):
     from sklearn.neighbors import KNeighborsClassifier
 
