@@ -142,6 +142,17 @@ def unweighed_set_aside(corrector):
     return corrector.contested() | (corrector.labels != corrector.initial_labels)
 
 
+def warn_fitted_on_every_sample(estimator, n_left_out, contested, error):
+    """Warn that a fit without the doubtful samples failed and took them all."""
+    warnings.warn(
+        f"{type(estimator).__name__} could not be fitted without the {n_left_out} "
+        f"doubtful samples that contested={contested!r} leaves out ({error}), so "
+        f"that fit used every sample. With this little data, use contested='keep'.",
+        UserWarning,
+        stacklevel=4,
+    )
+
+
 def weighed_fit(model, X, labels, given_labels, relabel_weight, classes, params, key):
     """Fit `model` on every sample, a relabelled one on both of its labels.
 
@@ -382,13 +393,22 @@ class RefitRun(RunPath):
                 )
             if set_aside is not None and set_aside.any():
                 kept = np.flatnonzero(~set_aside)
-                return fit_on_indices(
-                    final,
-                    _safe_indexing(X, kept),
-                    labels[kept],
-                    self.classes,
-                    per_sample_params(fit_params, kept, labels.shape[0]),
-                )
+                try:
+                    return fit_on_indices(
+                        final,
+                        _safe_indexing(X, kept),
+                        labels[kept],
+                        self.classes,
+                        per_sample_params(fit_params, kept, labels.shape[0]),
+                    )
+                except ValueError as error:
+                    # too few samples left for the estimator (k-NN: n_neighbors);
+                    # set_aside is this run's own array, so set_aside_ follows
+                    warn_fitted_on_every_sample(
+                        estimator, int(set_aside.sum()), self.plc.contested, error
+                    )
+                    set_aside[:] = False
+                    final = clone(estimator)
             return fit_on_indices(final, X, labels, self.classes, fit_params)
         if model_is_current or self.confidence != "cv":
             return model
@@ -579,20 +599,31 @@ class RefitRun(RunPath):
         if in_sample and not self.continuing:
             self.model = clone(estimator)
         measure = not in_sample and round_index == 0 and self.plc.min_memorisation > 0
+        round_splits = splits
         if splits is not None and self._leaves_out_doubtful() and corrector.recorded:
             # an unweighted fold model would take a doubtful label at full weight,
             # and its next predictions would confirm it (k-NN: it votes)
             left_out = keep_every_class(unweighed_set_aside(corrector), labels)
-            splits = [(fit[~left_out[fit]], test) for fit, test in splits]
-        proba, in_sample_proba, model_on_all = self._round_proba(
+            round_splits = [(fit[~left_out[fit]], test) for fit, test in splits]
+        round_proba = functools.partial(
+            self._round_proba,
             self.model if in_sample else estimator,
             X,
             labels,
-            splits,
-            fit_params,
-            measure,
-            validation,
+            fit_params=fit_params,
+            in_sample=measure,
+            validation=validation,
         )
+        try:
+            proba, in_sample_proba, model_on_all = round_proba(round_splits)
+        except ValueError as error:
+            if round_splits is splits:
+                raise
+            # too few samples left in a fold for the estimator (k-NN: n_neighbors)
+            warn_fitted_on_every_sample(
+                estimator, int(left_out.sum()), self.plc.contested, error
+            )
+            proba, in_sample_proba, model_on_all = round_proba(splits)
         check_finite_proba(proba, round_index)
         agreement = None if in_sample else judge.judge(proba, corrector.n_rounds)
         corrector.add_proba(proba)

@@ -644,9 +644,9 @@ def fold_training_sizes(monkeypatch, plc, data):
 
     sizes, round_proba = [], RefitRun._round_proba
 
-    def recording(self, model, X, labels, splits, *args):
+    def recording(self, model, X, labels, splits, *args, **kwargs):
         sizes.append(sum(fit.shape[0] for fit, _ in splits))
-        return round_proba(self, model, X, labels, splits, *args)
+        return round_proba(self, model, X, labels, splits, *args, **kwargs)
 
     monkeypatch.setattr(RefitRun, "_round_proba", recording)
     plc.fit(data.X, data.y_noisy)
@@ -661,6 +661,20 @@ def test_an_unweighed_loop_leaves_the_doubtful_out_of_the_later_fold_fits(
     plc = PLCClassifier(KNeighborsClassifier(), random_state=0)
     first, *later = fold_training_sizes(monkeypatch, plc, noisy_blobs)
     assert later and all(size < first for size in later)
+
+
+def test_a_fold_too_small_without_the_doubtful_is_fitted_on_all_its_samples():
+    from sklearn.neighbors import KNeighborsClassifier
+
+    rng = np.random.RandomState(5)  # 15 samples: 5-NN folds of about 8
+    X = rng.randn(15, 2)
+    y = (X[:, 0] > 0).astype(int)
+    flipped = rng.rand(15) < 0.35
+    y[flipped] = 1 - y[flipped]
+    plc = PLCClassifier(KNeighborsClassifier(5), min_memorisation=0, random_state=5)
+    with pytest.warns(UserWarning, match="could not be fitted without the"):
+        plc.fit(X, y)
+    assert plc.estimator_.n_samples_fit_ == 15 - plc.set_aside_.sum()
 
 
 def test_keep_fits_every_fold_on_all_its_samples(noisy_blobs, monkeypatch):

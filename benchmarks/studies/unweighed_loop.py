@@ -60,12 +60,12 @@ def _loop_aside_patches():
         self._study_corrector = corrector
         return fit_round(self, corrector, round_index, labels, **kwargs)
 
-    def round_proba_without_doubtful(self, model, X, labels, splits, *args):
+    def round_proba_without_doubtful(self, model, X, labels, splits, *args, **kw):
         corrector = getattr(self, "_study_corrector", None)
         if splits is not None and corrector is not None and corrector.recorded:
             out = keep_every_class(unweighed_set_aside(corrector), labels)
             splits = [(fit[~out[fit]], test) for fit, test in splits]
-        return round_proba(self, model, X, labels, splits, *args)
+        return round_proba(self, model, X, labels, splits, *args, **kw)
 
     return {
         "_fit_round": remembering_fit_round,
