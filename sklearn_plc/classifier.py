@@ -265,9 +265,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         step's); where it takes none (k-NN), a label cannot count in part, so
         the relabelled samples and those the model still disputes are left out
         of the final fit instead (``set_aside_``), and of the fold fits after
-        the first round. ``"keep"``: the hard
-        corrected labels, the paper's rule; use it to compare with the paper,
-        or to train an unweighted model on every sample. ``"set_aside"``:
+        the first round. ``"keep"``: the hard corrected labels, the paper's
+        rule; use it to compare with the paper, or to train an unweighted
+        model on every sample. ``"set_aside"``:
         relabel only where the new class is at least twice as likely as the
         label (in two classes, at a margin of one half) and leave the other
         disputed samples out of the final fit (``set_aside_``); it costs on
