@@ -1,0 +1,112 @@
+"""How often is the undo right? A probe for the next rule (nothing to ship).
+
+Question (issue "Ahead of cleanlab"): ``revert_if_worse`` undoes the corrections
+when the last refit agrees with the given labels of the set-aside samples worse
+than the first by one standard error. Where it fires, the run returns the labels
+as given, and cleanlab gains there (+1.9 points a run on dev). This runs every dev
+job with the library's defaults and, where the corrections were undone, the same
+run again with the undo switched off (the set-aside and its judge kept; the undo's
+bar and the early stop's patched away, not ``revert_if_worse=False``, which would
+also drop the set-aside): on clean test labels, was the undo right (the kept
+corrections score lower), wrong, or even? The log keeps the evidence the judge saw
+(gain, standard error, samples judged).
+
+Usage (from the repository root, ``PYTHONPATH=.``)::
+
+    python benchmarks/studies/undo_check.py run OUT.json dev|unseen|fresh
+    python benchmarks/studies/undo_check.py summary LOG.json...
+"""
+
+import sys
+import warnings
+from collections import defaultdict
+
+import numpy as np
+
+sys.path.insert(0, ".")
+from benchmarks.studies.common import (
+    fit_plc_row,
+    load_rows,
+    patched,
+    run_and_dump,
+    run_or_summarise,
+    study_jobs,
+    with_standard_and_cleanlab,
+)
+
+SEEDS = (100, 101, 102)
+
+
+def run_job(dataset, model, noise, seed, check):
+    import sklearn_plc._refit_run as refit_run
+    from sklearn_plc import PLCClassifier
+
+    warnings.simplefilter("ignore")
+    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
+    if drawn is None:
+        return None
+    (X_train, _, y_train, _, y_noisy, make), row, score = drawn
+    y_noisy = np.asarray(y_noisy)
+    row["default"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
+    if row["default"]["termination"] != "undone":
+        return row
+    never = {"WORSE_STANDARD_ERRORS": np.inf, "DECIDE_EARLY": None}
+    with patched(refit_run, **never):
+        plc = PLCClassifier(make(), random_state=seed).fit(X_train, y_noisy)
+    row["kept"] = {
+        "acc": score(plc),
+        "purity_after": float(np.mean(plc.labels_ == y_train)),
+        "purity_before": float(np.mean(y_noisy == y_train)),
+        "selection": plc.selection_,
+    }
+    return row
+
+
+def run(out, what, variants=()):
+    run_and_dump(run_job, study_jobs(what, SEEDS), out)
+
+
+def summary(*paths):
+    rows = [row for path in paths for row in load_rows(path) if "kept" in row]
+    print(f"{len(rows)} undone runs")
+    by_model = defaultdict(list)
+    for row in rows:
+        by_model[row["model"] if row["model"] != "base" else row["dataset"]].append(row)
+    print(
+        "| model | undone | right | wrong | even | kept − undone | cleanlab − undone |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for model, runs in sorted(by_model.items()):
+        diff = np.array([r["kept"]["acc"] - r["default"]["acc"] for r in runs])
+        clean = np.array([r["cleanlab"] - r["default"]["acc"] for r in runs])
+        print(
+            f"| {model} | {len(runs)} | {(diff < 0).sum()} | {(diff > 0).sum()} | "
+            f"{(diff == 0).sum()} | {100 * diff.mean():+.2f} "
+            f"| {100 * clean.mean():+.2f} |"
+        )
+    rows = [r for r in rows if r["kept"]["selection"] is not None]
+    print(f"\n{len(rows)} of them judged with the undo off:")
+    diff = np.array([r["kept"]["acc"] - r["default"]["acc"] for r in rows])
+    z = np.array(
+        [
+            r["kept"]["selection"]["gain"] / r["kept"]["selection"]["standard_error"]
+            for r in rows
+        ]
+    )
+    judged = np.array([r["kept"]["selection"]["n_judged"] for r in rows])
+    for name, mask in (
+        ("z below -2", z < -2),
+        ("z in [-2, -1)", z >= -2),
+        ("judged < 100", judged < 100),
+        ("judged >= 100", judged >= 100),
+    ):
+        if mask.any():
+            print(
+                f"{name}: {mask.sum()} runs, "
+                f"kept − undone {100 * diff[mask].mean():+.2f}, "
+                f"right {(diff[mask] < 0).sum()}, wrong {(diff[mask] > 0).sum()}"
+            )
+
+
+if __name__ == "__main__":
+    run_or_summarise(__doc__, run, summary)
