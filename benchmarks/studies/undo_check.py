@@ -9,7 +9,9 @@ run again with the undo switched off (the set-aside and its judge kept; the undo
 bar and the early stop's patched away, not ``revert_if_worse=False``, which would
 also drop the set-aside): on clean test labels, was the undo right (the kept
 corrections score lower), wrong, or even? The log keeps the evidence the judge saw
-(gain, standard error, samples judged).
+(gain, standard error, samples judged). ``bar2`` reruns the undone runs with the
+end verdict's bar at two standard errors (the early stop's), to measure what the
+probe suggests.
 
 Usage (from the repository root, ``PYTHONPATH=.``)::
 
@@ -50,6 +52,8 @@ def run_job(dataset, model, noise, seed, check):
     row["default"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
     if row["default"]["termination"] != "undone":
         return row
+    with patched(refit_run, WORSE_STANDARD_ERRORS=2.0):
+        row["bar2"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
     never = {"WORSE_STANDARD_ERRORS": np.inf, "DECIDE_EARLY": None}
     with patched(refit_run, **never):
         plc = PLCClassifier(make(), random_state=seed).fit(X_train, y_noisy)
@@ -67,7 +71,33 @@ def run(out, what, variants=()):
 
 
 def summary(*paths):
-    rows = [row for path in paths for row in load_rows(path) if "kept" in row]
+    every = [row for path in paths for row in load_rows(path)]
+    if any("bar2" in row for row in every):
+        cells = defaultdict(list)
+        for row in every:
+            cells[(row["dataset"], row["model"], row["noise"])].append(row)
+        for variant in ("default", "bar2"):
+            gains = np.array(
+                [
+                    100
+                    * np.mean(
+                        [r.get(variant, r["default"])["acc"] - r["std"] for r in rs]
+                    )
+                    for rs in cells.values()
+                ]
+            )
+            cleanlab = np.array(
+                [
+                    100 * np.mean([r["cleanlab"] - r["std"] for r in rs])
+                    for rs in cells.values()
+                ]
+            )
+            print(
+                f"{variant}: mean {gains.mean():+.2f}, {(gains >= -0.5).sum()} of "
+                f"{len(gains)} within 0.5, worst {gains.min():+.1f}, "
+                f"≥ cleanlab {(gains >= cleanlab).sum()}"
+            )
+    rows = [row for row in every if "kept" in row]
     print(f"{len(rows)} undone runs")
     by_model = defaultdict(list)
     for row in rows:
