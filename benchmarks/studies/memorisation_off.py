@@ -23,13 +23,13 @@ memorisation test).
 """
 
 import sys
-import time
 import warnings
 
 import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
+    fit_plc_row,
     gains_by_method,
     patched,
     print_cell_table,
@@ -44,20 +44,6 @@ SEEDS = (100, 101, 102)
 VARIANTS = ("default", "judged")
 
 
-def _fit(make, X, y, seed, y_clean, score):
-    from sklearn_plc import PLCClassifier
-
-    start = time.perf_counter()
-    plc = PLCClassifier(make(), random_state=seed).fit(X, y)
-    return {
-        "acc": score(plc),
-        "s": time.perf_counter() - start,
-        "termination": plc.termination_condition_,
-        "purity_after": float(np.mean(plc.labels_ == y_clean)),
-        "n_changed": int(np.sum(plc.labels_ != y)),
-    }
-
-
 def run_job(dataset, model, noise, seed, check):
     import sklearn_plc._refit_run as refit_run
 
@@ -68,12 +54,12 @@ def run_job(dataset, model, noise, seed, check):
     (X_train, _, y_train, _, y_noisy, make), row, score = drawn
     y_noisy = np.asarray(y_noisy)
     row["purity_before"] = float(np.mean(y_noisy == y_train))
-    row["default"] = _fit(make, X_train, y_noisy, seed, y_train, score)
+    row["default"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
     if row["default"]["termination"] != "not_memorising":
         row["judged"] = row["default"]
         return row
     with patched(refit_run, memorises=lambda evidence, rate: True):
-        row["judged"] = _fit(make, X_train, y_noisy, seed, y_train, score)
+        row["judged"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
     return row
 
 

@@ -29,6 +29,7 @@ from benchmarks.studies.common import (
     gains_by_method,
     patched,
     print_cell_table,
+    print_headlines,
     rows_by_cell,
     run_and_dump,
     run_or_summarise,
@@ -107,7 +108,8 @@ def run(out, what, variants=()):
 
 def summary(*paths):
     cells = rows_by_cell(paths, ("dataset", "model", "noise"))
-    methods = (*VARIANTS, "cleanlab")
+    first = next(iter(cells.values()))[0]
+    methods = (*(v for v in VARIANTS if v in first), "cleanlab")
     gains = gains_by_method(cells, methods)
 
     def describe(runs):
@@ -118,8 +120,6 @@ def summary(*paths):
     for model in MODELS:
         mine = {key: runs for key, runs in cells.items() if key[1] == model}
         print(f"\n{model}:", end="")
-        from benchmarks.studies.common import print_headlines
-
         print_headlines(mine, gains, methods)
 
 

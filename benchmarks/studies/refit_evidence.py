@@ -45,39 +45,35 @@ from benchmarks.studies.common import (
     study_jobs,
     with_standard_and_cleanlab,
 )
+from benchmarks.studies.soft_final import KEPT
 
 SEEDS = (100, 101, 102)
 VARIANTS = ("default", "evidence", "sure")
-KEPT = ("not_memorising", "too_weak_to_judge", "undone")
 
 
-def moved_evidence(proba, fitted_labels, labels):
-    """Per sample, the share of a label its change since the fit moves (else 0)."""
-    rows = np.arange(labels.shape[0])
-    new = proba[rows, labels].astype(np.float64)
-    old = proba[rows, fitted_labels].astype(np.float64)
-    total = new + old
-    moved = np.zeros(labels.shape[0])
-    np.divide(new - old, total, out=moved, where=total > 0)
-    moved[labels == fitted_labels] = 0.0
-    return np.clip(moved, 0.0, 1.0)
+def _weights_since_fit(corrector, fitted_labels):
+    """Each label's relabel weight against the label it was fitted on, and the
+    changed mask (``correction.relabel_weights``: 1 where unchanged)."""
+    from sklearn_plc.correction import relabel_weights
+
+    labels = corrector.labels
+    weight = relabel_weights(corrector.pass_proba(), fitted_labels, labels)
+    return weight, labels != fitted_labels
 
 
 def _evidence_moved(self, corrector, fitted_labels):
-    proba = corrector.pass_proba()
-    return float(moved_evidence(proba, fitted_labels, corrector.labels).sum())
+    # a change moves 2w - 1 of a label: (p_new - p_fitted) / (p_new + p_fitted)
+    weight, changed = _weights_since_fit(corrector, fitted_labels)
+    return float(np.clip(2.0 * weight[changed] - 1.0, 0.0, 1.0).sum())
 
 
 def _sure_moved(self, corrector, fitted_labels):
     from sklearn_plc._refit_run import sure_ratio_for
 
-    proba = corrector.pass_proba()
-    rows = np.arange(fitted_labels.shape[0])
-    labels = corrector.labels
-    changed = labels != fitted_labels
-    ratio = sure_ratio_for(proba.shape[1])
-    sure = proba[rows, fitted_labels] <= ratio * proba[rows, labels]
-    return int(np.count_nonzero(changed & sure))
+    # sure: p_fitted <= ratio * p_new, i.e. w >= 1 / (1 + ratio)
+    weight, changed = _weights_since_fit(corrector, fitted_labels)
+    ratio = sure_ratio_for(corrector.pass_proba().shape[1])
+    return int(np.count_nonzero(weight[changed] >= 1.0 / (1.0 + ratio)))
 
 
 MOVED = {"evidence": _evidence_moved, "sure": _sure_moved}

@@ -44,6 +44,7 @@ from benchmarks.studies.common import (
     study_jobs,
     with_standard_and_cleanlab,
 )
+from sklearn_plc._refit_run import LABELS_KEPT as KEPT
 
 SEEDS = (100, 101, 102)
 VARIANTS = ("keep", "soft", "soft-all")
@@ -51,7 +52,6 @@ LOOP_VARIANT = "soft-loop"
 # weights from the last refit's probabilities alone, not the window's average
 # (which keeps the first round's models, trained on the labels as given)
 LAST_VARIANT = "soft-last"
-KEPT = ("not_memorising", "too_weak_to_judge", "undone")
 
 
 def _fit_plc_and_proba(make, X, y, seed):
