@@ -22,6 +22,12 @@ from sklearn.utils.metadata_routing import process_routing
 from tqdm.auto import tqdm
 
 from ._corrector import LabelCorrector
+from ._final_fit import (
+    keep_every_class,
+    unweighed_set_aside,
+    warn_fitted_on_every_sample,
+    weighed_fit,
+)
 from ._judge import (
     HeldOutJudge,
     can_judge,
@@ -112,69 +118,6 @@ def sure_ratio_for(n_classes):
 def sure_theta_end(theta, theta_end, sure_ratio):
     """``theta_end`` capped at `sure_ratio`, never below ``theta``."""
     return max(theta, min(theta_end, sure_ratio))
-
-
-def keep_every_class(set_aside, labels):
-    """`set_aside` without the samples whose class it would empty (a new array).
-
-    Every class the labels hold keeps its samples in the final fit, as a
-    correction pass never empties a class.
-    """
-    set_aside = set_aside.copy()
-    n_classes = int(labels.max()) + 1
-    kept = np.bincount(labels[~set_aside], minlength=n_classes)
-    emptied = (kept == 0) & (np.bincount(labels, minlength=n_classes) > 0)
-    set_aside[emptied[labels]] = False
-    return set_aside
-
-
-def unweighed_set_aside(corrector):
-    """The samples that ``contested="auto"`` leaves out of an unweighted fit.
-
-    An estimator whose ``fit`` takes no per-sample weights cannot train a
-    relabel at part weight (:func:`weighed_fit`), so it trains on neither of
-    its labels; nor on a label that the model still disputes. Every relabelled
-    sample and every contested one is left out: of the final fit, and of the
-    loop's fold fits after the first round, where a doubtful label kept at full
-    weight would be confirmed by the next predictions (a k-NN's neighbours
-    vote with it).
-    """
-    return corrector.contested() | (corrector.labels != corrector.initial_labels)
-
-
-def warn_fitted_on_every_sample(estimator, n_left_out, contested, error):
-    """Warn that a fit without the doubtful samples failed and took them all."""
-    warnings.warn(
-        f"{type(estimator).__name__} could not be fitted without the {n_left_out} "
-        f"doubtful samples that contested={contested!r} leaves out ({error}), so "
-        f"that fit used every sample. With this little data, use contested='keep'.",
-        UserWarning,
-        stacklevel=4,
-    )
-
-
-def weighed_fit(model, X, labels, given_labels, relabel_weight, classes, params, key):
-    """Fit `model` on every sample, a relabelled one on both of its labels.
-
-    A sample whose label changed appears twice: with its label at its
-    `relabel_weight`, and with its given label at the rest. The weights go to
-    the ``fit`` keyword `key`, times any per-sample weights already there.
-    """
-    n_samples = labels.shape[0]
-    weighed = np.flatnonzero(relabel_weight < 1)
-    rows = np.concatenate([np.arange(n_samples), weighed])
-    weights = np.concatenate([relabel_weight, 1.0 - relabel_weight[weighed]])
-    params = per_sample_params(params, rows, n_samples)
-    if params.get(key) is not None:
-        weights = weights * np.asarray(params[key], dtype=np.float64)
-    params[key] = weights
-    return fit_on_indices(
-        model,
-        _safe_indexing(X, rows),
-        np.concatenate([labels, given_labels[weighed]]),
-        classes,
-        params,
-    )
 
 
 class RefitRun(RunPath):

@@ -736,7 +736,7 @@ def test_set_aside_in_two_classes_relabels_only_at_a_margin_of_one_half(noisy_bl
 
 
 def test_setting_aside_never_empties_a_class():
-    from sklearn_plc._refit_run import keep_every_class
+    from sklearn_plc._final_fit import keep_every_class
 
     labels = np.array([0, 0, 1, 1, 2])
     contested = np.array([True, False, True, True, False])

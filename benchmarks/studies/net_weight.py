@@ -56,7 +56,7 @@ def net_rows_and_weights(relabel_weight):
 
 
 def run_job(dataset, model, noise, seed, check):
-    from sklearn_plc._refit_run import weighed_fit
+    from sklearn_plc._final_fit import weighed_fit
     from sklearn_plc._validation import sample_weight_key
     from sklearn_plc.correction import relabel_weights
 

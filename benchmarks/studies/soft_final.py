@@ -137,7 +137,7 @@ def soft_split(given, final, proba, classes, every_dispute):
     ``1 - w``, ``w = p_final / (p_final + p_given)``. With `every_dispute`, an
     unchanged sample whose top class is another appears twice too (its label
     and the top class, the same rule). Unlike the library's
-    ``_refit_run.weighed_fit``, a split sample with ``w = 1`` (no probability on
+    ``_final_fit.weighed_fit``, a split sample with ``w = 1`` (no probability on
     the other label) also gets its zero-weight copy; the logs were made so.
     """
     n = given.shape[0]

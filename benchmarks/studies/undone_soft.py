@@ -83,7 +83,8 @@ def _fit_and_first_proba(make, X, y, seed):
 
 
 def run_job(dataset, model, noise, seed, check):
-    from sklearn_plc._refit_run import sure_ratio_for, weighed_fit
+    from sklearn_plc._final_fit import weighed_fit
+    from sklearn_plc._refit_run import sure_ratio_for
     from sklearn_plc._validation import sample_weight_key
     from sklearn_plc.correction import confidence_ratio, relabel_weights
 

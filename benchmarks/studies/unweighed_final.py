@@ -68,7 +68,7 @@ def left_out(variant, proba, given, labels):
 
 def _weighable_fits(row, make, X_train, proba, given, labels, classes, score):
     """The weighable follow-up's final fits of one corrected run, into `row`."""
-    from sklearn_plc._refit_run import keep_every_class, weighed_fit
+    from sklearn_plc._final_fit import keep_every_class, weighed_fit
     from sklearn_plc._validation import sample_weight_key
     from sklearn_plc.correction import relabel_weights
 

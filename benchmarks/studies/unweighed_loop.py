@@ -48,11 +48,8 @@ VARIANTS = ("library", "loop-aside")
 
 def _loop_aside_patches():
     """``RefitRun`` methods whose fold fits leave out the doubtful samples."""
-    from sklearn_plc._refit_run import (
-        RefitRun,
-        keep_every_class,
-        unweighed_set_aside,
-    )
+    from sklearn_plc._final_fit import keep_every_class, unweighed_set_aside
+    from sklearn_plc._refit_run import RefitRun
 
     fit_round, round_proba = RefitRun._fit_round, RefitRun._round_proba
 
