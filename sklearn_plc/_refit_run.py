@@ -80,14 +80,9 @@ REFIT_MIN_CORRECTION_RATE = 0.05
 # threshold raised, on the same probabilities, which so few changes barely move.
 REFIT_AFTER_QUIET_CHANGES = False
 # A judged refit that agrees worse than the labels as given by this many
-# standard errors stops the run at once, and the labels are kept, instead of
-# running on and undoing at the end; None: judge at the end.
+# standard errors (twice the undo's bar) stops the run at once, and the labels
+# are kept, instead of running on and undoing at the end; None: judge at the end.
 DECIDE_EARLY = 2.0
-# The end verdict's bar (``WORSE_STANDARD_ERRORS``) is multiplied by this where
-# the final fit weighs the relabels: the judged refits train on the hard
-# corrected labels, while the final fit counts each relabel by its evidence, so a
-# wrong flip costs it less than it cost the refits the judge measured.
-WEIGHED_FINAL_FIT_BAR_SCALE = 2.0
 
 
 def make_splits(cv, X, encoded, rng, groups, train=None):
@@ -263,7 +258,7 @@ class RefitRun(RunPath):
         selection = None
         if judge is not None:
             # a judge on verified labels is unbiased, so any measured loss undoes
-            worse_bar = 0.0 if trusted is not None else self._worse_bar()
+            worse_bar = 0.0 if trusted is not None else WORSE_STANDARD_ERRORS
             selection = judge.verdict(worse_bar if plc.revert_if_worse else None)
             if selection is not None and selection["undone"]:
                 corrector.restore_given_labels()
@@ -493,20 +488,6 @@ class RefitRun(RunPath):
                     break
             progress.set_postfix_str(stopped)
         return stopped
-
-    def _worse_bar(self):
-        """How many standard errors of held-out loss undo the corrections.
-
-        ``WORSE_STANDARD_ERRORS``, scaled by ``WEIGHED_FINAL_FIT_BAR_SCALE`` where
-        the final fit weighs the relabels (``contested="auto"`` or ``"weigh"``
-        with an estimator that takes sample weights) while the refits the judge
-        measured trained on the hard labels. Elsewhere the final fit trains as
-        the judged refits did: on the hard labels (``"keep"``; ``"set_aside"``,
-        which relabels only what is sure), or, for an estimator without sample
-        weights under ``"auto"``, without the doubtful samples in both.
-        """
-        weighed = self.weight_key is not None
-        return WORSE_STANDARD_ERRORS * (WEIGHED_FINAL_FIT_BAR_SCALE if weighed else 1)
 
     def _leaves_out_doubtful(self):
         """Whether the doubtful samples stay out of the fits (``unweighed_set_aside``).

@@ -235,15 +235,13 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     revert_if_worse : bool, default=True
         Undo every correction when the models trained on the corrected labels
-        agree with the given labels clearly worse than the models trained on the
+        agree with the given labels clearly worse (by more than one standard
+        error; any loss on ``trusted`` samples) than the models trained on the
         labels as given, on samples none of them trained on (see
         ``validation_fraction``; ``"cv"`` or ``"oob"`` only; evidence in
-        ``selection_``). Clearly: by more than one standard error, or two where
-        the final fit weighs the relabels (``contested``), since the judged
-        models train on the hard corrected labels and a wrong relabel costs the
-        weighed fit less; any loss on ``trusted`` samples. A refit that agrees
-        worse by two standard errors stops the run there. It cannot see noise
-        whose majority is the wrong class.
+        ``selection_``). A refit that agrees worse by two standard errors
+        stops the run there. It cannot see noise whose majority is the wrong
+        class.
         False keeps the corrections whatever the evidence.
 
     validation_fraction : float in (0, 1) or None, default=0.2

@@ -44,8 +44,7 @@ EVIDENCE_STANDARD_ERRORS = 1.0
 # same bar as for acting on any other evidence, now that the agreement is measured on
 # samples no correcting model trained on (``validation_fraction``). On the
 # development protocol 2 (the earlier bar, for evidence that leaked) undid too few
-# harmful runs and "any loss" (0) too many helpful ones. A run whose final fit
-# weighs the relabels doubles it (``_refit_run.WEIGHED_FINAL_FIT_BAR_SCALE``).
+# harmful runs and "any loss" (0) too many helpful ones.
 WORSE_STANDARD_ERRORS = EVIDENCE_STANDARD_ERRORS
 # Probabilities per block of rows in a correction pass (about 1 MB of float32).
 PASS_BLOCK_VALUES = 1 << 18

@@ -13,7 +13,6 @@ from sklearn.ensemble import (
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, KFold
-from sklearn.neighbors import KNeighborsClassifier
 from sklearn.neural_network import MLPClassifier
 from sklearn.tree import DecisionTreeClassifier
 
@@ -154,6 +153,7 @@ def test_samples_without_an_out_of_bag_estimate_get_uniform_probabilities(
 
 
 def test_each_fold_model_predicts_in_sample_the_next_folds_samples(noisy_blobs):
+    from sklearn.neighbors import KNeighborsClassifier
 
     from sklearn_plc._out_of_fold import out_of_fold_proba
 
@@ -387,9 +387,7 @@ def test_corrections_that_lose_on_trusted_labels_are_undone(noisy_blobs):
     np.testing.assert_array_equal(plc.labels_, y)
 
 
-@pytest.fixture
-def undo_bars(monkeypatch):
-    """The bars (standard errors) the end verdicts are asked for, in order."""
+def test_any_loss_on_trusted_labels_undoes(noisy_blobs, monkeypatch):
     from sklearn_plc._judge import HeldOutJudge
 
     bars = []
@@ -400,32 +398,13 @@ def undo_bars(monkeypatch):
         return verdict(self, standard_errors)
 
     monkeypatch.setattr(HeldOutJudge, "verdict", recording)
-    return bars
-
-
-def test_any_loss_on_trusted_labels_undoes(noisy_blobs, undo_bars):
     forest = RandomForestClassifier(n_estimators=20, random_state=0)
     trusted = trusted_share(len(noisy_blobs.y_noisy))
-    PLCClassifier(forest, contested="keep", random_state=0).fit(
+    PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    PLCClassifier(forest, random_state=0).fit(
         noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted
     )
-    assert undo_bars == [0.0]
-
-
-def test_the_undo_bar_is_doubled_where_the_final_fit_weighs_the_relabels(
-    noisy_blobs, undo_bars
-):
-    forest = RandomForestClassifier(n_estimators=20, random_state=0)
-    for contested in ("auto", "weigh", "set_aside", "keep"):
-        PLCClassifier(forest, contested=contested, random_state=0).fit(
-            noisy_blobs.X, noisy_blobs.y_noisy
-        )
-    # k-NN takes no sample weights: its judged fold fits leave out what its final
-    # fit leaves out, so the judge measured the model that ships
-    PLCClassifier(KNeighborsClassifier(), random_state=0).fit(
-        noisy_blobs.X, noisy_blobs.y_noisy
-    )
-    assert undo_bars == [2.0, 2.0, 1.0, 1.0, 1.0]
+    assert bars == [1.0, 0.0]
 
 
 def test_trusted_labels_are_kept_with_in_sample_confidence(noisy_blobs):
@@ -648,6 +627,7 @@ def test_a_pipeline_passes_the_relabel_weights_to_its_last_step(noisy_blobs):
 def test_auto_leaves_the_relabels_out_where_fit_takes_no_sample_weight(
     noisy_blobs,
 ):
+    from sklearn.neighbors import KNeighborsClassifier
 
     plc = PLCClassifier(KNeighborsClassifier(), random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
@@ -676,6 +656,7 @@ def fold_training_sizes(monkeypatch, plc, data):
 def test_an_unweighed_loop_leaves_the_doubtful_out_of_the_later_fold_fits(
     noisy_blobs, monkeypatch
 ):
+    from sklearn.neighbors import KNeighborsClassifier
 
     plc = PLCClassifier(KNeighborsClassifier(), random_state=0)
     first, *later = fold_training_sizes(monkeypatch, plc, noisy_blobs)
@@ -683,6 +664,7 @@ def test_an_unweighed_loop_leaves_the_doubtful_out_of_the_later_fold_fits(
 
 
 def test_a_fold_too_small_without_the_doubtful_is_fitted_on_all_its_samples():
+    from sklearn.neighbors import KNeighborsClassifier
 
     rng = np.random.RandomState(5)  # 15 samples: 5-NN folds of about 8
     X = rng.randn(15, 2)
@@ -696,6 +678,7 @@ def test_a_fold_too_small_without_the_doubtful_is_fitted_on_all_its_samples():
 
 
 def test_keep_fits_every_fold_on_all_its_samples(noisy_blobs, monkeypatch):
+    from sklearn.neighbors import KNeighborsClassifier
 
     plc = PLCClassifier(KNeighborsClassifier(), contested="keep", random_state=0)
     first, *later = fold_training_sizes(monkeypatch, plc, noisy_blobs)
@@ -703,6 +686,7 @@ def test_keep_fits_every_fold_on_all_its_samples(noisy_blobs, monkeypatch):
 
 
 def test_keep_trains_an_unweighed_model_on_every_sample(noisy_blobs):
+    from sklearn.neighbors import KNeighborsClassifier
 
     plc = PLCClassifier(KNeighborsClassifier(), contested="keep", random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
@@ -712,6 +696,7 @@ def test_keep_trains_an_unweighed_model_on_every_sample(noisy_blobs):
 
 
 def test_weigh_without_sample_weight_support_is_explained(noisy_blobs):
+    from sklearn.neighbors import KNeighborsClassifier
 
     plc = PLCClassifier(KNeighborsClassifier(), contested="weigh")
     with pytest.raises(ValueError, match="takes no sample_weight"):

@@ -11,9 +11,7 @@ also drop the set-aside): on clean test labels, was the undo right (the kept
 corrections score lower), wrong, or even? The log keeps the evidence the judge saw
 (gain, standard error, samples judged). ``bar2`` reruns the undone runs with the
 end verdict's bar at two standard errors (the early stop's), to measure what the
-probe suggests, for every estimator. The library has since doubled the bar where the
-final fit weighs the relabels (``WEIGHED_FINAL_FIT_BAR_SCALE``), so a rerun's
-``default`` is that rule, not the one-standard-error bar of ``undo_check_dev.json``.
+probe suggests.
 
 Usage (from the repository root, ``PYTHONPATH=.``)::
 
@@ -54,7 +52,7 @@ def run_job(dataset, model, noise, seed, check):
     row["default"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
     if row["default"]["termination"] != "undone":
         return row
-    with patched(refit_run, WORSE_STANDARD_ERRORS=2.0, WEIGHED_FINAL_FIT_BAR_SCALE=1):
+    with patched(refit_run, WORSE_STANDARD_ERRORS=2.0):
         row["bar2"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
     never = {"WORSE_STANDARD_ERRORS": np.inf, "DECIDE_EARLY": None}
     with patched(refit_run, **never):
