@@ -27,6 +27,7 @@ from ._final_fit import (
     unweighed_set_aside,
     warn_fitted_on_every_sample,
     weighed_fit,
+    weighed_out_of_fold_proba,
 )
 from ._judge import (
     HeldOutJudge,
@@ -83,6 +84,10 @@ REFIT_AFTER_QUIET_CHANGES = False
 # standard errors (twice the undo's bar) stops the run at once, and the labels
 # are kept, instead of running on and undoing at the end; None: judge at the end.
 DECIDE_EARLY = 2.0
+# Where the end verdict would undo and the final fit weighs the relabels, judge
+# once more with fold models fitted as the final fit is (weighed), and undo only
+# if those also agree clearly worse: the judged refits trained on hard labels.
+REJUDGE_WEIGHED = True
 
 
 def make_splits(cv, X, encoded, rng, groups, train=None):
@@ -260,6 +265,18 @@ class RefitRun(RunPath):
             # a judge on verified labels is unbiased, so any measured loss undoes
             worse_bar = 0.0 if trusted is not None else WORSE_STANDARD_ERRORS
             selection = judge.verdict(worse_bar if plc.revert_if_worse else None)
+            if (
+                REJUDGE_WEIGHED
+                and selection is not None
+                and selection["undone"]
+                and stopped != "undone"  # not stopped early
+                and splits is not None
+                and self.weight_key is not None
+            ):
+                self._judge_weighed(
+                    judge, corrector, estimator, X, splits, fit_params, validation
+                )
+                selection = judge.verdict(worse_bar)
             if selection is not None and selection["undone"]:
                 corrector.restore_given_labels()
                 stopped = "undone"
@@ -488,6 +505,33 @@ class RefitRun(RunPath):
                     break
             progress.set_postfix_str(stopped)
         return stopped
+
+    def _judge_weighed(
+        self, judge, corrector, estimator, X, splits, fit_params, validation
+    ):
+        """Judge fold models fitted on the current labels as the final fit is.
+
+        Nothing is judged where no relabel would be weighed.
+        """
+        weight = relabel_weights(
+            corrector.pass_proba(), corrector.initial_labels, corrector.labels
+        )
+        if not (weight < 1).any():
+            return
+        proba = weighed_out_of_fold_proba(
+            estimator,
+            X,
+            corrector.labels,
+            corrector.initial_labels,
+            weight,
+            splits,
+            classes=self.classes,
+            params=fit_params,
+            key=self.weight_key,
+            validation=validation,
+            n_jobs=self.plc.n_jobs,
+        )
+        judge.judge(proba, corrector.n_rounds)
 
     def _leaves_out_doubtful(self):
         """Whether the doubtful samples stay out of the fits (``unweighed_set_aside``).
