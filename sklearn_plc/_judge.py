@@ -224,7 +224,7 @@ class HeldOutJudge:
         self._reference = None  # the first judged round: the labels as given
         self._last = None  # the last judged round
 
-    def judge(self, proba, round_index):
+    def judge(self, proba, round_index, weighed=False):
         """Record the held-out predictions of a refit; return their agreement.
 
         Parameters
@@ -233,6 +233,9 @@ class HeldOutJudge:
             Held-out probabilities of the models trained in round `round_index`.
         round_index : int
             The round whose labels those models were trained on.
+        weighed : bool, default=False
+            Whether those models weighed the relabels as the final fit does,
+            rather than training on the hard labels.
 
         Returns
         -------
@@ -241,7 +244,7 @@ class HeldOutJudge:
         """
         judged = self.judged
         agrees = proba[judged].argmax(axis=1) == self.given_labels[judged]
-        record = {"round": round_index, "agrees": agrees}
+        record = {"round": round_index, "agrees": agrees, "weighed": weighed}
         if self._reference is None:
             self._reference = record
         self._last = record
@@ -282,8 +285,9 @@ class HeldOutJudge:
             ``"holdout_agreement"`` of the last judged (corrected) labels,
             ``"given_labels_agreement"``, their paired ``"gain"`` over the
             labels as given with its ``"standard_error"``, ``"n_judged"``, and
-            ``"undone"`` (the given labels are returned). None when nothing
-            was judged after the first round.
+            ``"undone"`` (the given labels are returned), and ``"weighed"``
+            (the last judged models weighed the relabels as the final fit
+            does). None when nothing was judged after the first round.
         """
         evidence = self._last_gain()
         if evidence is None:
@@ -301,4 +305,5 @@ class HeldOutJudge:
             "standard_error": standard_error,
             "n_judged": int(last["agrees"].shape[0]),
             "undone": undone,
+            "weighed": last["weighed"],
         }

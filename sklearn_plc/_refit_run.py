@@ -531,7 +531,7 @@ class RefitRun(RunPath):
             validation=validation,
             n_jobs=self.plc.n_jobs,
         )
-        judge.judge(proba, corrector.n_rounds)
+        judge.judge(proba, corrector.n_rounds, weighed=True)
 
     def _leaves_out_doubtful(self):
         """Whether the doubtful samples stay out of the fits (``unweighed_set_aside``).

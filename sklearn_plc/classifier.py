@@ -239,9 +239,12 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         error; any loss on ``trusted`` samples) than the models trained on the
         labels as given, on samples none of them trained on (see
         ``validation_fraction``; ``"cv"`` or ``"oob"`` only; evidence in
-        ``selection_``). A refit that agrees worse by two standard errors
-        stops the run there. It cannot see noise whose majority is the wrong
-        class.
+        ``selection_``). The judged refits train on the hard corrected
+        labels; where the final fit weighs the relabels (``contested``), an undo
+        is confirmed on the same folds fitted once more as the final fit is,
+        and undone only if those models also agree clearly worse. A refit that
+        agrees worse by two standard errors stops the run there. It cannot see
+        noise whose majority is the wrong class.
         False keeps the corrections whatever the evidence.
 
     validation_fraction : float in (0, 1) or None, default=0.2
@@ -394,9 +397,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``"round"`` and ``"holdout_agreement"`` of the last judged corrected
         labels, ``"given_labels_agreement"``, the paired ``"gain"`` of the
         first over the second with its ``"standard_error"``, ``"n_judged"``,
-        and ``"undone"`` (whether ``revert_if_worse`` undid the corrections
-        for this evidence, returning the labels as given). None when nothing
-        was judged after round 0.
+        ``"undone"`` (whether ``revert_if_worse`` undid the corrections
+        for this evidence, returning the labels as given), and ``"weighed"``
+        (the evidence comes from fold models that weighed the relabels as the
+        final fit does; see ``revert_if_worse``). None when nothing was judged
+        after round 0.
 
     recorded_bytes_ : int
         Nets only: the largest memory held by the recorded outputs

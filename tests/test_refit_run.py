@@ -232,6 +232,80 @@ def test_an_undo_is_logged_so_history_and_corrections_agree_with_labels(
     assert undo["n_corrected"] == plc.history_[-2]["n_changed"] > 0
 
 
+def test_weighed_folds_with_every_weight_one_predict_as_the_hard_folds(noisy_blobs):
+    from sklearn_plc._final_fit import weighed_out_of_fold_proba
+    from sklearn_plc._out_of_fold import out_of_fold_proba
+
+    labels = noisy_blobs.y_noisy
+    validation = np.arange(0, 600, 5)
+    rest = np.setdiff1d(np.arange(600), validation)
+    splits = [
+        (rest[train], rest[test]) for train, test in KFold(3).split(rest.reshape(-1, 1))
+    ]
+    tree = DecisionTreeClassifier(random_state=0)
+    classes = np.array([0, 1])
+    hard, _ = out_of_fold_proba(
+        tree,
+        noisy_blobs.X,
+        labels,
+        splits,
+        classes,
+        fit_params={},
+        n_jobs=None,
+        validation=validation,
+    )
+    weighed = weighed_out_of_fold_proba(
+        tree,
+        noisy_blobs.X,
+        labels,
+        1 - labels,  # never fitted: every weight is 1
+        np.ones(600),
+        splits,
+        classes=classes,
+        params={},
+        key="sample_weight",
+        validation=validation,
+        n_jobs=None,
+    )
+    np.testing.assert_allclose(weighed, hard)
+
+
+def weighed_folds_that_predict(monkeypatch, labels):
+    """Make the weighed folds of the undo's second look predict `labels`."""
+
+    def predicting(estimator, X, current, given, weight, splits, **fit):
+        return np.eye(2)[labels]
+
+    monkeypatch.setattr("sklearn_plc._refit_run.weighed_out_of_fold_proba", predicting)
+
+
+@pytest.mark.parametrize("weighed_agree", [True, False])
+def test_an_undo_follows_the_folds_fitted_as_the_final_fit_weighs(
+    noisy_blobs, monkeypatch, weighed_agree
+):
+    # at this bar the hard refits' gain (about 3 standard errors) undoes
+    monkeypatch.setattr("sklearn_plc._refit_run.WORSE_STANDARD_ERRORS", -4.0)
+    given = noisy_blobs.y_noisy
+    weighed_folds_that_predict(monkeypatch, given if weighed_agree else 1 - given)
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, given)
+    assert plc.selection_["weighed"]
+    assert plc.selection_["holdout_agreement"] == (1.0 if weighed_agree else 0.0)
+    assert plc.selection_["undone"] is not weighed_agree
+    assert (plc.termination_condition_ == "undone") is not weighed_agree
+
+
+def test_an_undo_with_hard_final_labels_is_not_judged_again(noisy_blobs, monkeypatch):
+    monkeypatch.setattr("sklearn_plc._refit_run.WORSE_STANDARD_ERRORS", -4.0)
+    weighed_folds_that_predict(monkeypatch, noisy_blobs.y_noisy)
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, contested="keep", random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.termination_condition_ == "undone"
+    assert not plc.selection_["weighed"]
+    assert plc.selection_["holdout_agreement"] < 1.0
+
+
 def test_revert_if_worse_false_keeps_the_corrections_and_reports_the_evidence(
     noisy_blobs, monkeypatch
 ):
@@ -400,10 +474,10 @@ def test_any_loss_on_trusted_labels_undoes(noisy_blobs, monkeypatch):
     monkeypatch.setattr(HeldOutJudge, "verdict", recording)
     forest = RandomForestClassifier(n_estimators=20, random_state=0)
     trusted = trusted_share(len(noisy_blobs.y_noisy))
-    PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    PLCClassifier(forest, random_state=0).fit(
-        noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted
-    )
+    # hard final labels: one verdict a fit (an undo is not confirmed on weighed folds)
+    plc = PLCClassifier(forest, contested="keep", random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
     assert bars == [1.0, 0.0]
 
 

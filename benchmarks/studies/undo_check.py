@@ -11,7 +11,8 @@ also drop the set-aside): on clean test labels, was the undo right (the kept
 corrections score lower), wrong, or even? The log keeps the evidence the judge saw
 (gain, standard error, samples judged). ``bar2`` reruns the undone runs with the
 end verdict's bar at two standard errors (the early stop's), to measure what the
-probe suggests.
+probe suggests. (The library has since confirmed an undo on weighed folds,
+``REJUDGE_WEIGHED``; a rerun's rows include it, the logged ones do not.)
 
 Usage (from the repository root, ``PYTHONPATH=.``)::
 
