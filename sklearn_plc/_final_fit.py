@@ -3,7 +3,10 @@
 With ``contested="auto"`` or ``"weigh"``, a relabel is fitted on both its labels
 by weight (:func:`weighed_fit`); where the estimator takes no sample weights, the
 doubtful samples are left out instead (:func:`unweighed_set_aside`); a set-aside
-never empties a class (:func:`keep_every_class`).
+never empties a class (:func:`keep_every_class`). Before an undo, the same folds
+the run was judged on are fitted as the final fit weighs
+(:func:`weighed_out_of_fold_proba`), so that the verdict is about the model that
+ships.
 """
 
 import warnings
