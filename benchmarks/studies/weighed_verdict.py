@@ -17,8 +17,14 @@ left as it is), so only they are rerun: the dev runs undone in
 
 Usage (from the repository root, ``PYTHONPATH=.``)::
 
-    python benchmarks/studies/weighed_verdict.py run OUT.json dev|unseen|fresh
-    python benchmarks/studies/weighed_verdict.py summary dev|unseen|fresh LOG.json
+    python benchmarks/studies/weighed_verdict.py run OUT.json dev|unseen|fresh [early]
+    python benchmarks/studies/weighed_verdict.py summary dev|unseen|fresh LOG.json...
+
+``early`` also confirms the early stop (a refit two standard errors worse) on
+weighed folds, and where they do not confirm it, lets the run go on to the end
+verdict (``CONFIRM_EARLY_WEIGHED``, not shipped: ``git apply
+benchmarks/studies/weighed_verdict_early.patch`` first; logs
+``weighed_verdict_early_{dev,unseen,fresh}.json``).
 """
 
 import sys
@@ -78,20 +84,29 @@ def undone_jobs(what):
     ]
 
 
-def run_job(dataset, model, noise, seed, check):
+VARIANTS = {
+    # the end verdict's undo confirmed on weighed folds (shipped)
+    "rejudged": {"REJUDGE_WEIGHED": True},
+    # the early stop's too (weighed_verdict_early.patch)
+    "early": {"REJUDGE_WEIGHED": True, "CONFIRM_EARLY_WEIGHED": True},
+}
+
+
+def run_job(dataset, model, noise, seed, check, variant):
     import sklearn_plc._refit_run as refit_run
 
     warnings.simplefilter("ignore")
     drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
     (X_train, _, y_train, _, y_noisy, make), row, score = drawn
     y_noisy = np.asarray(y_noisy)
-    with patched(refit_run, REJUDGE_WEIGHED=True):
-        row["rejudged"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
+    with patched(refit_run, **VARIANTS[variant]):
+        row[variant] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
     return row
 
 
-def run(out, what):
-    run_and_dump(run_job, undone_jobs(what), out)
+def run(out, what, variant="rejudged"):
+    jobs = [(*job, variant) for job in undone_jobs(what)]
+    run_and_dump(run_job, jobs, out)
 
 
 def figures(cells):
@@ -103,7 +118,14 @@ def figures(cells):
     )
 
 
-def summary(what, path):
+def summary(what, *paths):
+    for path in paths:
+        for variant in VARIANTS:
+            if any(variant in row for row in load_rows(path)):
+                summarise_variant(what, path, variant)
+
+
+def summarise_variant(what, path, variant):
     rows, plc_gain, cleanlab_gain = before_rows(what)
     rerun = {tuple(r[k] for k in KEY): r for r in load_rows(path)}
     before, after = defaultdict(lambda: ([], [])), defaultdict(lambda: ([], []))
@@ -119,12 +141,12 @@ def summary(what, path):
         if new is None:
             after[cell][0].append(plc_gain(row))
             continue
-        gain = 100 * (new["rejudged"]["acc"] - new["std"])
+        gain = 100 * (new[variant]["acc"] - new["std"])
         after[cell][0].append(gain)
-        if new["rejudged"]["termination"] != "undone":
+        if new[variant]["termination"] != "undone":
             kept.append((cell, row["seed"], plc_gain(row), gain))
     print(f"{what}, MLP aside; the log before: {figures(before)}")
-    print(f"rejudged on weighed folds: {figures(after)}")
+    print(f"{variant} ({VARIANTS[variant]}): {figures(after)}")
     print(f"{len(rerun)} undone runs rerun; {len(kept)} no longer undone:")
     for cell, seed, old, new in sorted(kept):
         print(f"  {' '.join(cell)} seed {seed}: {old:+.1f} -> {new:+.1f}")
@@ -139,8 +161,8 @@ def summary(what, path):
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     if command == "run":
-        run(args[0], args[1])
+        run(*args)
     elif command == "summary":
-        summary(args[0], args[1])
+        summary(*args)
     else:
         raise SystemExit(__doc__)
