@@ -38,7 +38,7 @@ def _judged(selection):
         f"{selection['given_labels_agreement']:.3f} for the labels as given, a "
         f"gain of {selection['gain']:+.3f} ± {selection['standard_error']:.3f} "
         f"on {selection['n_judged']} judged samples"
-        + (", by models weighed as the final fit" if selection.get("weighed") else "")
+        + (", on folds weighed as the final fit is" if selection.get("weighed") else "")
     )
 
 

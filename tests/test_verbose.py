@@ -76,3 +76,20 @@ def test_verbose_1_prints_no_round_lines(noisy_blobs, capsys):
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     out = capsys.readouterr().out
     assert not [line for line in out.splitlines() if line.startswith("round ")]
+
+
+def test_the_judged_evidence_says_when_weighed_folds_gave_it():
+    from sklearn_plc._report import _judged
+
+    selection = {
+        "holdout_agreement": 0.70,
+        "given_labels_agreement": 0.72,
+        "gain": -0.02,
+        "standard_error": 0.01,
+        "n_judged": 120,
+        "weighed": False,
+    }
+    assert "weighed" not in _judged(selection)
+    assert _judged({**selection, "weighed": True}).endswith(
+        "on folds weighed as the final fit is"
+    )
