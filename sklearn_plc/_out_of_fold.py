@@ -1,5 +1,6 @@
 """Held-out class probabilities: out-of-fold on fixed folds, or out-of-bag.
 
+The folds are made once per fit (:func:`make_splits`) and reused every round.
 Out-of-fold probabilities are safe when a fold lacks a class.
 
 `sklearn.model_selection.cross_val_predict` fails when a training fold holds a
@@ -9,10 +10,38 @@ with probability 1, as any model trained on one class would, and every fold's
 probabilities are placed in one column per class.
 """
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils import _safe_indexing
 from sklearn.utils.parallel import Parallel, delayed
+
+
+def make_splits(cv, X, encoded, rng, groups, train=None):
+    """The folds of `cv`; with `train`, folds of those samples only (global indices)."""
+    if isinstance(cv, Integral):
+        if groups is not None:
+            raise ValueError(
+                f"groups were passed to fit, but cv={cv} makes "
+                "StratifiedKFold folds, which ignore groups. Pass a group-aware "
+                "splitter, e.g. cv=GroupKFold(5) or StratifiedGroupKFold(5)."
+            )
+        splitter = StratifiedKFold(
+            n_splits=cv, shuffle=True, random_state=rng.randint(2**31 - 1)
+        )
+    else:
+        splitter = check_cv(cv, encoded, classifier=True)
+    if train is None:
+        return list(splitter.split(X, encoded, groups))
+    # splitters read only the number of rows from X
+    folds = splitter.split(
+        np.zeros((train.shape[0], 1)),
+        encoded[train],
+        None if groups is None else np.asarray(groups)[train],
+    )
+    return [(train[fit], train[test]) for fit, test in folds]
 
 
 def class_columns(proba, columns, n_classes):

@@ -16,7 +16,6 @@ import numpy as np
 from sklearn import get_config
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils.metadata_routing import process_routing
 from tqdm.auto import tqdm
@@ -38,6 +37,7 @@ from ._judge import (
 )
 from ._out_of_fold import (
     fit_on_indices,
+    make_splits,
     out_of_bag_proba,
     out_of_fold_proba,
     per_sample_params,
@@ -88,31 +88,6 @@ DECIDE_EARLY = 2.0
 # once more with fold models fitted as the final fit is (weighed), and undo only
 # if those also agree clearly worse: the judged refits trained on hard labels.
 REJUDGE_WEIGHED = True
-
-
-def make_splits(cv, X, encoded, rng, groups, train=None):
-    """The folds of `cv`; with `train`, folds of those samples only (global indices)."""
-    if isinstance(cv, Integral):
-        if groups is not None:
-            raise ValueError(
-                f"groups were passed to fit, but cv={cv} makes "
-                "StratifiedKFold folds, which ignore groups. Pass a group-aware "
-                "splitter, e.g. cv=GroupKFold(5) or StratifiedGroupKFold(5)."
-            )
-        splitter = StratifiedKFold(
-            n_splits=cv, shuffle=True, random_state=rng.randint(2**31 - 1)
-        )
-    else:
-        splitter = check_cv(cv, encoded, classifier=True)
-    if train is None:
-        return list(splitter.split(X, encoded, groups))
-    # splitters read only the number of rows from X
-    folds = splitter.split(
-        np.zeros((train.shape[0], 1)),
-        encoded[train],
-        None if groups is None else np.asarray(groups)[train],
-    )
-    return [(train[fit], train[test]) for fit, test in folds]
 
 
 def sure_ratio_for(n_classes):
