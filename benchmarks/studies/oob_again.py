@@ -1,0 +1,103 @@
+"""Out-of-bag confidence again, with today's guards: a dev probe for the cost target.
+
+Question (issue "Ahead of cleanlab", cost): ``confidence="oob"`` fits a bagging
+ensemble once a round instead of ``cv`` fold models, and was left an option when
+PLC had neither the held-out judge nor the weighed final fit ("Out-of-bag
+confidence for bagging ensembles" in the development record: about half the cost,
+a point less on small ensembles). Does that still hold? Every dev job whose model
+can score its out-of-bag samples (a random forest, bagged trees, the tables'
+forests; :func:`~sklearn_plc._out_of_fold.supports_out_of_bag`) runs the library's
+defaults (``cv``) and ``confidence="oob"``, one after the other in the same job so
+the costs compare.
+
+Usage (from the repository root, ``PYTHONPATH=.``)::
+
+    python benchmarks/studies/oob_again.py run OUT.json dev|unseen|fresh
+    python benchmarks/studies/oob_again.py summary LOG.json...
+"""
+
+import sys
+import warnings
+from collections import defaultdict
+
+import numpy as np
+
+sys.path.insert(0, ".")
+from benchmarks.studies.common import (
+    fit_plc_row,
+    load_rows,
+    print_corrected_cost,
+    run_and_dump,
+    study_jobs,
+    with_standard_and_cleanlab,
+)
+
+SEEDS = (100, 101, 102)
+VARIANTS = {"cv": {}, "oob": {"confidence": "oob"}}
+KEPT = ("not_memorising", "too_weak_to_judge", "undone")
+
+
+def run_job(dataset, model, noise, seed, check):
+    from sklearn_plc._out_of_fold import supports_out_of_bag
+
+    warnings.simplefilter("ignore")
+    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
+    if drawn is None:
+        return None
+    (X_train, _, y_train, _, y_noisy, make), row, score = drawn
+    if not supports_out_of_bag(make()):
+        return None
+    y_noisy = np.asarray(y_noisy)
+    for variant, params in VARIANTS.items():
+        row[variant] = fit_plc_row(
+            make, X_train, y_noisy, seed, y_train, score, **params
+        )
+    return row
+
+
+def run(out, what):
+    run_and_dump(run_job, study_jobs(what, SEEDS), out)
+
+
+def summary(*paths):
+    cells = defaultdict(list)
+    for path in paths:
+        for row in load_rows(path):
+            cells[(row["dataset"], row["model"], row["noise"])].append(row)
+    for variant in (*VARIANTS, "cleanlab"):
+        gains = []
+        for runs in cells.values():
+            accuracy = [
+                run["cleanlab"] if variant == "cleanlab" else run[variant]["acc"]
+                for run in runs
+            ]
+            gains.append(100 * np.mean(np.array(accuracy) - [r["std"] for r in runs]))
+        gains = np.array(gains)
+        print(
+            f"{variant}: {len(gains)} cells, mean {gains.mean():+.2f}, within 0.5 "
+            f"{(gains >= -0.5).sum()}, worst {gains.min():+.1f}"
+        )
+    by_model = defaultdict(lambda: defaultdict(list))
+    for (_, model, _), runs in cells.items():
+        for variant in VARIANTS:
+            by_model[model][variant].append(
+                100 * np.mean([r[variant]["acc"] - r["std"] for r in runs])
+            )
+    for model, gains in sorted(by_model.items()):
+        print(
+            f"  {model}: "
+            + ", ".join(f"{v} {np.mean(g):+.2f}" for v, g in gains.items())
+        )
+    print_corrected_cost(
+        cells, VARIANTS, lambda row: row["cv"]["termination"] not in KEPT
+    )
+
+
+if __name__ == "__main__":
+    command, *args = sys.argv[1:]
+    if command == "run":
+        run(*args)
+    elif command == "summary":
+        summary(*args)
+    else:
+        raise SystemExit(__doc__)
