@@ -28,6 +28,7 @@ from benchmarks.studies.common import (
     load_rows,
     print_corrected_cost,
     run_and_dump,
+    run_or_summarise,
     study_jobs,
     with_standard_and_cleanlab,
 )
@@ -55,7 +56,7 @@ def run_job(dataset, model, noise, seed, check):
     return row
 
 
-def run(out, what):
+def run(out, what, variants=()):
     run_and_dump(run_job, study_jobs(what, SEEDS), out)
 
 
@@ -94,10 +95,4 @@ def summary(*paths):
 
 
 if __name__ == "__main__":
-    command, *args = sys.argv[1:]
-    if command == "run":
-        run(*args)
-    elif command == "summary":
-        summary(*args)
-    else:
-        raise SystemExit(__doc__)
+    run_or_summarise(__doc__, run, summary)

@@ -39,6 +39,7 @@ from benchmarks.studies.common import (
     load_rows,
     patched,
     run_and_dump,
+    run_or_summarise,
     with_standard_and_cleanlab,
 )
 
@@ -104,7 +105,8 @@ def run_job(dataset, model, noise, seed, check, variant):
     return row
 
 
-def run(out, what, variant="rejudged"):
+def run(out, what, variants=()):
+    (variant,) = variants or ("rejudged",)
     jobs = [(*job, variant) for job in undone_jobs(what)]
     run_and_dump(run_job, jobs, out)
 
@@ -159,10 +161,4 @@ def summarise_variant(what, path, variant):
 
 
 if __name__ == "__main__":
-    command, *args = sys.argv[1:]
-    if command == "run":
-        run(*args)
-    elif command == "summary":
-        summary(*args)
-    else:
-        raise SystemExit(__doc__)
+    run_or_summarise(__doc__, run, summary)
