@@ -12,11 +12,9 @@ ships.
 import warnings
 
 import numpy as np
-from sklearn.base import clone
 from sklearn.utils import _safe_indexing
-from sklearn.utils.parallel import Parallel, delayed
 
-from ._out_of_fold import fit_on_indices, per_sample_params, proba_per_class
+from ._out_of_fold import fit_on_indices, out_of_fold_proba, per_sample_params
 
 
 def keep_every_class(set_aside, labels):
@@ -82,52 +80,38 @@ def weighed_fit(model, X, labels, given_labels, relabel_weight, classes, params,
     )
 
 
-def _weighed_fold_proba(estimator, X, labels, given_labels, weight, fold, fit):
-    """One fold of :func:`weighed_out_of_fold_proba`: its probabilities on `fold[1]`."""
-    train, predicted = fold
-    n_classes = fit["classes"].shape[0]
-    present = np.unique(np.concatenate([labels[train], given_labels[train]]))
-    if present.shape[0] == 1:  # as an unweighted fold fit would
-        proba = np.zeros((predicted.shape[0], n_classes))
-        proba[:, present[0]] = 1.0
-        return proba
-    model = weighed_fit(
-        clone(estimator),
-        _safe_indexing(X, train),
-        labels[train],
-        given_labels[train],
-        weight[train],
-        fit["classes"],
-        per_sample_params(fit["params"], train, labels.shape[0]),
-        fit["key"],
-    )
-    return proba_per_class(model, _safe_indexing(X, predicted), fit["classes"])
-
-
 def weighed_out_of_fold_proba(
     estimator, X, labels, given_labels, relabel_weight, splits, **fit
 ):
     """Held-out probabilities of fold models fitted as the final fit is (weighed).
 
-    Each fold's clone is fitted on its training part by :func:`weighed_fit` and
-    predicts its test part and the `validation` samples (their mean over the
-    folds), as :func:`~sklearn_plc._out_of_fold.out_of_fold_proba` does with the
-    hard labels on the same `splits`. `fit` holds ``classes``, ``params``
-    (the fit parameters), ``key`` (the weights' fit keyword), ``validation``
-    and ``n_jobs``.
+    :func:`~sklearn_plc._out_of_fold.out_of_fold_proba` on the same `splits`,
+    each fold's clone fitted on its training part by :func:`weighed_fit`.
+    `fit` holds ``classes``, ``params`` (the fit parameters), ``key`` (the
+    weights' fit keyword), ``validation`` and ``n_jobs``.
     """
-    validation = fit["validation"]
-    extra = np.empty(0, np.intp) if validation is None else np.asarray(validation)
-    folds = [(train, np.concatenate([test, extra])) for train, test in splits]
-    fold_probas = Parallel(n_jobs=fit["n_jobs"])(
-        delayed(_weighed_fold_proba)(
-            estimator, X, labels, given_labels, relabel_weight, fold, fit
+
+    def fit_weighed(model, X, labels, train, classes, fit_params):
+        return weighed_fit(
+            model,
+            _safe_indexing(X, train),
+            labels[train],
+            given_labels[train],
+            relabel_weight[train],
+            classes,
+            per_sample_params(fit_params, train, labels.shape[0]),
+            fit["key"],
         )
-        for fold in folds
+
+    proba, _ = out_of_fold_proba(
+        estimator,
+        X,
+        labels,
+        splits,
+        fit["classes"],
+        fit_params=fit["params"],
+        n_jobs=fit["n_jobs"],
+        validation=fit["validation"],
+        fit=fit_weighed,
     )
-    proba = np.zeros((labels.shape[0], fit["classes"].shape[0]))
-    for (_, test), fold_proba in zip(splits, fold_probas, strict=True):
-        proba[test] = fold_proba[: test.shape[0]]
-        if validation is not None:
-            proba[validation] += fold_proba[test.shape[0] :] / len(splits)
     return proba

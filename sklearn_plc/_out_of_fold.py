@@ -123,21 +123,29 @@ def per_sample_params(params, indices, n_samples):
     }
 
 
-def _fold_proba(estimator, X, labels, train, predicted, classes, fit_params):
-    """Fit a clone on the `train` samples; return its probabilities on `predicted`."""
-    train_labels = labels[train]
-    present = np.unique(train_labels)
+def fit_fold(model, X, labels, train, classes, fit_params):
+    """Fit `model` on the `train` samples (row indices into `X` and `labels`)."""
+    return fit_on_indices(
+        model,
+        _safe_indexing(X, train),
+        labels[train],
+        classes,
+        per_sample_params(fit_params, train, labels.shape[0]),
+    )
+
+
+def _fold_proba(estimator, X, labels, train, predicted, classes, fit_params, fit=None):
+    """Fit a clone on the `train` samples; return its probabilities on `predicted`.
+
+    `fit` fits the clone as :func:`fit_fold` does (the default) or otherwise
+    (the weighed final fit's way, ``_final_fit.weighed_out_of_fold_proba``).
+    """
+    present = np.unique(labels[train])
     if present.shape[0] == 1:
         proba = np.zeros((predicted.shape[0], classes.shape[0]))
         proba[:, present[0]] = 1.0
         return proba
-    model = fit_on_indices(
-        clone(estimator),
-        _safe_indexing(X, train),
-        train_labels,
-        classes,
-        per_sample_params(fit_params, train, labels.shape[0]),
-    )
+    model = (fit or fit_fold)(clone(estimator), X, labels, train, classes, fit_params)
     return proba_per_class(model, _safe_indexing(X, predicted), classes)
 
 
@@ -152,6 +160,7 @@ def out_of_fold_proba(
     n_jobs,
     in_sample=False,
     validation=None,
+    fit=None,
 ):
     """Probabilities of every sample from a model that did not train on it.
 
@@ -178,6 +187,9 @@ def out_of_fold_proba(
     validation : ndarray of int or None, default=None
         Samples that no fold trains on: each fold's model also predicts them,
         and their probabilities are the mean over the folds.
+    fit : callable or None, default=None
+        ``fit(model, X, labels, train, classes, fit_params)`` fits a fold's
+        clone; None: :func:`fit_fold`, on the fold's labels as they are.
 
     Returns
     -------
@@ -205,6 +217,7 @@ def out_of_fold_proba(
             np.concatenate([test, extra, rows]),
             classes,
             fit_params,
+            fit,
         )
         for (train, test), rows in zip(splits, seen, strict=True)
     )

@@ -95,10 +95,14 @@ def _weighed_refits(make, X, y, seed):
     state = {}
     fold_proba, fit_round = out_of_fold._fold_proba, refit_run.RefitRun._fit_round
 
-    def weighed_fold_proba(estimator, X, labels, train, predicted, classes, params):
+    def weighed_fold_proba(
+        estimator, X, labels, train, predicted, classes, params, fit=None
+    ):
         weights = state.get("weights")
         if weights is None or np.unique(labels[train]).shape[0] < 2:
-            return fold_proba(estimator, X, labels, train, predicted, classes, params)
+            return fold_proba(
+                estimator, X, labels, train, predicted, classes, params, fit
+            )
         model = refit_run.weighed_fit(
             clone(estimator),
             _safe_indexing(X, train),
