@@ -21,20 +21,24 @@ import warnings
 from collections import defaultdict
 
 import numpy as np
+from sklearn.base import clone
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     fit_plc_row,
     load_rows,
+    noisy_cell,
+    patched,
     print_corrected_cost,
     run_and_dump,
     run_or_summarise,
     study_jobs,
+    unseen_cell,
     with_standard_and_cleanlab,
 )
 
 SEEDS = (100, 101, 102)
-VARIANTS = {"cv": {}, "oob": {"confidence": "oob"}}
+VARIANTS = {"cv": {}, "oob": {"confidence": "oob"}, "oob-reseed": {"confidence": "oob"}}
 KEPT = ("not_memorising", "too_weak_to_judge", "undone")
 
 
@@ -42,18 +46,42 @@ def run_job(dataset, model, noise, seed, check):
     from sklearn_plc._out_of_fold import supports_out_of_bag
 
     warnings.simplefilter("ignore")
+    cell = (unseen_cell if check else noisy_cell)(dataset, model, noise, seed)
+    if cell is None or not supports_out_of_bag(cell[-1]()):
+        return None  # before Standard and cleanlab are fitted for nothing
     drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
-    if drawn is None:
-        return None
     (X_train, _, y_train, _, y_noisy, make), row, score = drawn
-    if not supports_out_of_bag(make()):
-        return None
     y_noisy = np.asarray(y_noisy)
+    from sklearn_plc import _refit_run
+
     for variant, params in VARIANTS.items():
-        row[variant] = fit_plc_row(
-            make, X_train, y_noisy, seed, y_train, score, **params
-        )
+        patch = {}
+        if variant == "oob-reseed":
+            patch["out_of_bag_proba"] = reseeded(_refit_run.out_of_bag_proba)
+        with patched(_refit_run, **patch):
+            row[variant] = fit_plc_row(
+                make, X_train, y_noisy, seed, y_train, score, **params
+            )
     return row
+
+
+def reseeded(out_of_bag_proba):
+    """`out_of_bag_proba` with the ensemble's seed drawn from the labels it fits.
+
+    A fixed ``random_state`` gives every round the same bootstrap samples, so
+    the same members judge a sample in every round and the window averages one
+    out-of-bag vote again and again. Seeding each round's ensemble from its
+    labels (a refit happens only when they changed) makes the rounds' votes
+    come from other members, and keeps each run reproducible.
+    """
+    import zlib
+
+    def reseeded_proba(estimator, X, labels, classes, **kwargs):
+        seed = zlib.crc32(np.ascontiguousarray(labels).tobytes())
+        estimator = clone(estimator).set_params(random_state=seed)
+        return out_of_bag_proba(estimator, X, labels, classes, **kwargs)
+
+    return reseeded_proba
 
 
 def run(out, what, variants=()):
@@ -65,7 +93,8 @@ def summary(*paths):
     for path in paths:
         for row in load_rows(path):
             cells[(row["dataset"], row["model"], row["noise"])].append(row)
-    for variant in (*VARIANTS, "cleanlab"):
+    logged = [v for v in VARIANTS if all(v in r for rs in cells.values() for r in rs)]
+    for variant in (*logged, "cleanlab"):
         gains = []
         for runs in cells.values():
             accuracy = [
@@ -80,7 +109,7 @@ def summary(*paths):
         )
     by_model = defaultdict(lambda: defaultdict(list))
     for (_, model, _), runs in cells.items():
-        for variant in VARIANTS:
+        for variant in logged:
             by_model[model][variant].append(
                 100 * np.mean([r[variant]["acc"] - r["std"] for r in runs])
             )
@@ -90,7 +119,7 @@ def summary(*paths):
             + ", ".join(f"{v} {np.mean(g):+.2f}" for v, g in gains.items())
         )
     print_corrected_cost(
-        cells, VARIANTS, lambda row: row["cv"]["termination"] not in KEPT
+        cells, logged, lambda row: row["cv"]["termination"] not in KEPT
     )
 
 
