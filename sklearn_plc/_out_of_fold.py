@@ -259,6 +259,25 @@ def supports_out_of_bag(estimator):
     return "oob_score" in params and params.get("bootstrap") is True
 
 
+# With "auto", a bagging ensemble judges its samples out of bag once it has this
+# many members: about 37 of them (1/e) then leave out each sample, where 30 or 50
+# members leave a vote of 11 or 18 too coarse to relabel by (development record,
+# "Out-of-bag confidence again")
+OUT_OF_BAG_MIN_MEMBERS = 100
+
+
+def judges_out_of_bag(estimator):
+    """Whether ``confidence="auto"`` judges `estimator` out of bag.
+
+    A bagging ensemble (`supports_out_of_bag`) with at least
+    :data:`OUT_OF_BAG_MIN_MEMBERS` members.
+    """
+    if not supports_out_of_bag(estimator):
+        return False
+    members = estimator.get_params(deep=False).get("n_estimators")
+    return isinstance(members, Integral) and members >= OUT_OF_BAG_MIN_MEMBERS
+
+
 def out_of_bag_proba(
     estimator, X, labels, classes, *, fit_params, in_sample, validation=None
 ):

@@ -33,7 +33,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._net_run import NetRun
-from ._out_of_fold import class_columns, model_columns
+from ._out_of_fold import class_columns, judges_out_of_bag, model_columns
 from ._params import CORRECTION_CONSTRAINTS
 from ._partial_fit_run import PartialFitRun
 from ._refit_run import RefitRun
@@ -67,6 +67,9 @@ def _estimator_has(attr):
     return check
 
 
+DEFAULT_CV = 3
+
+
 class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Progressive Label Correction (PLC) around a probabilistic classifier.
 
@@ -92,8 +95,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         per-class parameters such as a ``class_weight`` dict are given in your
         labels. ``None`` means ``RandomForestClassifier()``: a forest fits raw
         features without scaling or convergence settings and memorises its
-        training labels, which PLC needs to tell the wrong ones (with
-        ``confidence="oob"`` each round costs one fit). An ``MLPClassifier``
+        training labels, which PLC needs to tell the wrong ones, and its 100
+        trees judge each sample out of bag (one fit a round). An ``MLPClassifier``
         (alone or last in a Pipeline) is trained once, with a correction pass
         after every epoch; another estimator with ``partial_fit`` can be, with
         ``confidence="eval_pass"``. A
@@ -178,11 +181,15 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``"training_pass"`` for a skorch net, ``"eval_pass"`` for an
         ``MLPClassifier`` that ``partial_fit`` can train (a net learns the
         common pattern before it memorises its wrong labels, which a run
-        corrected every epoch relies on), else ``"cv"``, sound for every
-        estimator (``confidence_``). Choose ``"cv"`` for an
-        ``MLPClassifier`` to have the memorisation test and the undo judge
-        its corrections, at about four times the cost; choose ``"oob"`` to
-        halve the cost of a large forest.
+        corrected every epoch relies on), ``"oob"`` for a bagging ensemble of
+        at least 100 members (about 37 of them leave out each sample, a vote
+        fine enough to relabel by, at one fit a round instead of ``cv``),
+        else ``"cv"``, sound for every estimator (``confidence_``). It keeps folds
+        wherever you chose them: ``cv`` other than 3, or ``groups``. Choose
+        ``"cv"`` for an ``MLPClassifier`` to have the memorisation test and
+        the undo judge its corrections, at about four times the cost, and
+        ``"oob"`` for a smaller bagging ensemble only where the cost matters
+        more than the gain: its out-of-bag vote (11 of 30 members) is coarse.
 
     cv : int, cross-validation generator or iterable, default=3
         Folds for ``confidence="cv"``. An int means a shuffled
@@ -190,6 +197,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``random_state``. 3 because PLC needs held-out probabilities, not the
         best held-out model, and 3 folds cost half of 5. Pass a group-aware
         splitter (with ``groups`` in ``fit``) when samples come in groups.
+        Any other value makes ``confidence="auto"`` use folds.
 
     window : int >= 1, default=5
         Number of recent models (refits, or epochs for a net) whose
@@ -283,10 +291,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         then kept and the prediction methods raise ``NotFittedError``.
 
     n_jobs : int, default=None
-        Parallel jobs for the folds of ``confidence="cv"`` (with ``"oob"``,
-        set the ensemble's own ``n_jobs``). ``None`` means 1 unless in a
-        :func:`joblib.parallel_config` context, which may also send the folds
-        to a Dask or Ray cluster (the "Scaling out" page).
+        Parallel jobs for the folds of ``confidence="cv"``; with ``"oob"``,
+        for the ensemble's fits where its own ``n_jobs`` is None. ``None``
+        means 1 unless in a :func:`joblib.parallel_config` context, which may
+        also send the folds to a Dask or Ray cluster (the "Scaling out" page).
 
     random_state : int, RandomState instance or None, default=None
         Seeds the folds, the set-aside and every ``random_state`` of the
@@ -493,7 +501,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         warm_up="auto",
         max_iter=30,
         confidence="auto",
-        cv=3,
+        cv=DEFAULT_CV,
         window=5,
         min_confidence=0.0,
         runner_up_ratio=0.5,
@@ -554,14 +562,23 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _get_estimator(self):
         return _default_estimator() if self.estimator is None else self.estimator
 
-    def _resolve_confidence(self):
-        """The confidence that ``"auto"`` stands for (see ``confidence``)."""
+    def _resolve_confidence(self, fit_params):
+        """The confidence that ``"auto"`` stands for (see ``confidence``).
+
+        Folds wherever the caller chose them: ``cv`` other than its default,
+        or ``groups``.
+        """
         if self.confidence != "auto":
             return self.confidence
         estimator = self._get_estimator()
         if is_skorch_net(estimator):
             return "training_pass"
-        return "eval_pass" if is_incremental_net(estimator) else "cv"
+        if is_incremental_net(estimator):
+            return "eval_pass"
+        folds_given = not (isinstance(self.cv, Integral) and self.cv == DEFAULT_CV) or (
+            "groups" in fit_params
+        )
+        return "oob" if judges_out_of_bag(estimator) and not folds_given else "cv"
 
     @_fit_context(
         # PLCClassifier.estimator is not validated yet
@@ -615,7 +632,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             non-finite probabilities.
         """
         estimator = self._get_estimator()
-        self.confidence_ = self._resolve_confidence()
+        self.confidence_ = self._resolve_confidence(fit_params)
         check_not_empty(X=X, y=y)
         classes, encoded = encode_labels(y)
         trusted = check_trusted(trusted, encoded.shape[0])

@@ -11,7 +11,7 @@ from sklearn.ensemble import (
     RandomForestClassifier,
 )
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import GridSearchCV
+from sklearn.model_selection import GridSearchCV, GroupKFold
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
@@ -131,6 +131,58 @@ def test_the_confidence_used_is_recorded(noisy_blobs, confidence, expected):
     plc = PLCClassifier(forest, confidence=confidence, random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.confidence_ == expected
+
+
+def test_auto_judges_a_forest_of_a_hundred_trees_out_of_bag(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=100, max_depth=3)
+    plc = PLCClassifier(forest, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.confidence_ == "oob"
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        RandomForestClassifier(n_estimators=99, max_depth=3),  # too few members
+        RandomForestClassifier(n_estimators=100, max_depth=3, bootstrap=False),
+        ExtraTreesClassifier(n_estimators=100, max_depth=3),  # bootstrap=False
+    ],
+)
+def test_auto_uses_folds_where_out_of_bag_is_missing_or_coarse(noisy_blobs, estimator):
+    plc = PLCClassifier(estimator, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.confidence_ == "cv"
+
+
+class _ForestRecordingItsJobs(RandomForestClassifier):
+    """A forest that records the ``n_jobs`` each of its clones is fitted with."""
+
+    fitted_with_jobs = []
+
+    def fit(self, X, y, sample_weight=None):
+        self.fitted_with_jobs.append(self.n_jobs)
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_out_of_bag_rounds_fit_the_ensemble_with_n_jobs(noisy_blobs):
+    _ForestRecordingItsJobs.fitted_with_jobs = []
+    forest = _ForestRecordingItsJobs(n_estimators=100, max_depth=3)
+    plc = PLCClassifier(forest, n_jobs=2, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.confidence_ == "oob"
+    assert _ForestRecordingItsJobs.fitted_with_jobs[0] == 2
+    assert plc.estimator_.n_jobs is None  # the model returned is as given
+
+
+@pytest.mark.parametrize(
+    ("params", "fit_params"),
+    [({"cv": 4}, {}), ({"cv": GroupKFold(3)}, {"groups": np.arange(600) % 7})],
+)
+def test_auto_uses_the_folds_the_caller_chose(noisy_blobs, params, fit_params):
+    forest = RandomForestClassifier(n_estimators=100, max_depth=3)
+    plc = PLCClassifier(forest, random_state=0, **params)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, **fit_params)
+    assert plc.confidence_ == "cv"
 
 
 @pytest.mark.parametrize(
