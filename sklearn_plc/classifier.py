@@ -248,9 +248,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         labels as given, on samples none of them trained on (see
         ``validation_fraction``; ``"cv"`` or ``"oob"`` only; evidence in
         ``selection_``). The judged refits train on the hard corrected
-        labels; where the final fit weighs the relabels (``contested``), an undo
-        is confirmed on the same folds fitted once more as the final fit is,
-        and undone only if those models also agree clearly worse. A refit that
+        labels; with ``"cv"``, where the final fit weighs the relabels
+        (``contested``), an undo is confirmed on the same folds fitted once
+        more as the final fit is, and undone only if those models also agree
+        clearly worse. A refit that
         agrees worse by two standard errors stops the run there. It cannot see
         noise whose majority is the wrong class.
         False keeps the corrections whatever the evidence.
