@@ -251,9 +251,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         labels; with ``"cv"``, where the final fit weighs the relabels
         (``contested``), an undo is confirmed on the same folds fitted once
         more as the final fit is, and undone only if those models also agree
-        clearly worse. A refit that
-        agrees worse by two standard errors stops the run there. It cannot see
-        noise whose majority is the wrong class.
+        clearly worse. A refit that agrees worse by two standard errors stops
+        the run there. It cannot see noise whose majority is the wrong class.
         False keeps the corrections whatever the evidence.
 
     validation_fraction : float in (0, 1) or None, default=0.2
