@@ -279,7 +279,15 @@ def judges_out_of_bag(estimator):
 
 
 def out_of_bag_proba(
-    estimator, X, labels, classes, *, fit_params, in_sample, validation=None
+    estimator,
+    X,
+    labels,
+    classes,
+    *,
+    fit_params,
+    in_sample,
+    validation=None,
+    n_jobs=None,
 ):
     """Probabilities of every sample from the members that did not train on it.
 
@@ -301,6 +309,9 @@ def out_of_bag_proba(
     validation : ndarray of int or None, default=None
         Samples that the ensemble does not train on; every member predicts
         them.
+    n_jobs : int or None, default=None
+        Jobs for the ensemble's members where its own ``n_jobs`` is None (in
+        place of the folds'); the ensemble returned keeps its own.
 
     Returns
     -------
@@ -309,7 +320,12 @@ def out_of_bag_proba(
         The ensemble, fitted on every sample but `validation`, and with
         `in_sample` its probabilities on all samples.
     """
-    model = clone(estimator).set_params(oob_score=True)
+    lent_jobs = n_jobs is not None and (
+        estimator.get_params(deep=False).get("n_jobs", False) is None
+    )
+    model = clone(estimator).set_params(
+        oob_score=True, **({"n_jobs": n_jobs} if lent_jobs else {})
+    )
     if validation is None:
         fit_on_indices(model, X, labels, classes, fit_params)
     else:
@@ -338,4 +354,6 @@ def out_of_bag_proba(
             model, _safe_indexing(X, validation), classes
         )
     predicted = proba_per_class(model, X, classes) if in_sample else None
+    if lent_jobs:
+        model.set_params(n_jobs=None)
     return proba, (model, predicted)

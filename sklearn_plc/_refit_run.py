@@ -368,12 +368,6 @@ class RefitRun(RunPath):
             The out-of-bag ensemble, fitted on all samples but `validation`.
         """
         if self.confidence == "oob":
-            # the ensemble's members take the place of the folds in n_jobs
-            parallel = self.plc.n_jobs is not None and (
-                model.get_params(deep=False).get("n_jobs", False) is None
-            )
-            if parallel:
-                model = clone(model).set_params(n_jobs=self.plc.n_jobs)
             proba, (ensemble, in_sample_proba) = out_of_bag_proba(
                 model,
                 X,
@@ -382,9 +376,8 @@ class RefitRun(RunPath):
                 fit_params=fit_params,
                 in_sample=in_sample,
                 validation=validation,
+                n_jobs=self.plc.n_jobs,
             )
-            if parallel:  # as given, should it become the final model
-                ensemble.set_params(n_jobs=None)
             return proba, in_sample_proba, ensemble
         if splits is not None:
             proba, in_sample_proba = out_of_fold_proba(

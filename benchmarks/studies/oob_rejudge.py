@@ -73,11 +73,10 @@ def summary(what, path):
         if row["model"] != "random-forest":
             continue
         after = rerun.get(tuple(row[k] for k in KEY))
+        final = after["rejudged"] if after else row["oob"]
         cell = cells[(row["dataset"], row["noise"])]
         cell[0].append(100 * (row["oob"]["acc"] - row["std"]))
-        cell[1].append(
-            100 * ((after or row)["rejudged" if after else "oob"]["acc"] - row["std"])
-        )
+        cell[1].append(100 * (final["acc"] - row["std"]))
         cell[2].append(100 * (row["cleanlab"] - row["std"]))
         if after:
             print(
