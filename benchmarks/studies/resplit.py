@@ -25,6 +25,7 @@ sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     fit_plc_row,
     gains_by_method,
+    patched,
     print_cell_table,
     print_corrected_cost,
     rows_by_cell,
@@ -32,7 +33,6 @@ from benchmarks.studies.common import (
     run_or_summarise,
     study_jobs,
     with_standard_and_cleanlab,
-    patched,
 )
 
 VARIANTS = ("lib", "resplit")
