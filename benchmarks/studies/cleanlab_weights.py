@@ -21,12 +21,11 @@ import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
-    HARD_MODELS,
     load_rows,
+    memorising_cell,
     run_and_dump,
     run_or_summarise_log,
     study_jobs,
-    with_standard_and_cleanlab,
 )
 
 SEEDS = (100, 101, 102)
@@ -35,9 +34,7 @@ SEEDS = (100, 101, 102)
 def run_job(dataset, model, noise, seed, check):
     from benchmarks.tables import clean_learning
 
-    if model not in (*HARD_MODELS, "base"):
-        return None
-    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
+    drawn = memorising_cell(dataset, model, noise, seed, check)
     if drawn is None:
         return None
     (X, _, _, _, y, make), row, score = drawn

@@ -196,6 +196,22 @@ def with_standard_and_cleanlab(dataset, model, noise, seed, check):
     return cell, row, score
 
 
+# The models that memorise their labels, in the dev cells ("base": the
+# tables' own models, a forest on wine-rf and synthetic-5-rf)
+MEMORISING_MODELS = (*HARD_MODELS, "base")
+
+
+def memorising_cell(dataset, model, noise, seed, check):
+    """:func:`with_standard_and_cleanlab` for a dev cell of a memorising model.
+
+    On the checks every model is drawn; on dev, None for the others (and
+    where the noise cannot be drawn).
+    """
+    if not check and model not in MEMORISING_MODELS:
+        return None
+    return with_standard_and_cleanlab(dataset, model, noise, seed, check)
+
+
 def fit_and_score(model, X_train, y_fit, X_test, y_test):
     """Fit `model`; return ``(fit seconds, clean-test accuracy)``."""
     start = time.perf_counter()
@@ -314,6 +330,17 @@ def gains_by_method(cells, methods, standard="std", plain=("cleanlab",)):
     }
 
 
+def cell_gains(paths, variants):
+    """The logged runs per (dataset, model, noise), the methods and their gains.
+
+    ``(cells, methods, gains)``: `methods` is `variants` then ``"cleanlab"``,
+    and `gains` is :func:`gains_by_method` of them.
+    """
+    cells = rows_by_cell(paths, ("dataset", "model", "noise"))
+    methods = (*variants, "cleanlab")
+    return cells, methods, gains_by_method(cells, methods)
+
+
 def gain_headline(gains):
     """Mean gain, cells within half a point of Standard, and the worst, in words."""
     return (
@@ -398,6 +425,19 @@ def print_headlines(cells, gains, methods):
         cell_gains = [gains[key][method] for key in cells]
         ahead = sum(gains[key][method] >= gains[key]["cleanlab"] for key in cells)
         print(f"{method}: {gain_headline(cell_gains)}, ≥ cleanlab {ahead}")
+
+
+def study_run(run_job, seeds):
+    """A study's ``run(out, what, variants)``: `run_job` on every job of the set.
+
+    The jobs are :func:`study_jobs` of `what` and `seeds`; the variants are
+    those the study's `run_job` fits itself.
+    """
+
+    def run(out, what, variants=()):
+        run_and_dump(run_job, study_jobs(what, seeds), out)
+
+    return run
 
 
 def run_or_summarise(usage, run, summary):

@@ -34,12 +34,10 @@ import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
-    gains_by_method,
+    cell_gains,
     print_cell_table,
-    rows_by_cell,
-    run_and_dump,
     run_or_summarise,
-    study_jobs,
+    study_run,
     with_standard_and_cleanlab,
 )
 
@@ -116,14 +114,8 @@ def dev_cells():
     return found + [c for c in non_memorising_cells() if c not in found]
 
 
-def run(out, what, variants=()):
-    run_and_dump(run_job, study_jobs(what, SEEDS), out)
-
-
 def summary(*paths):
-    cells = rows_by_cell(paths, ("dataset", "model", "noise"))
-    methods = (*VARIANTS, "cleanlab")
-    gains = gains_by_method(cells, methods)
+    cells, methods, gains = cell_gains(paths, VARIANTS)
 
     def describe(runs):
         kept = sum(
@@ -137,4 +129,4 @@ def summary(*paths):
 
 
 if __name__ == "__main__":
-    run_or_summarise(__doc__, run, summary)
+    run_or_summarise(__doc__, study_run(run_job, SEEDS), summary)

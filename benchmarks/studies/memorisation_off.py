@@ -29,14 +29,12 @@ import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
+    cell_gains,
     fit_plc_row,
-    gains_by_method,
     patched,
     print_cell_table,
-    rows_by_cell,
-    run_and_dump,
     run_or_summarise,
-    study_jobs,
+    study_run,
     with_standard_and_cleanlab,
 )
 
@@ -63,14 +61,8 @@ def run_job(dataset, model, noise, seed, check):
     return row
 
 
-def run(out, what, variants=()):
-    run_and_dump(run_job, study_jobs(what, SEEDS), out)
-
-
 def summary(*paths):
-    cells = rows_by_cell(paths, ("dataset", "model", "noise"))
-    methods = (*VARIANTS, "cleanlab")
-    gains = gains_by_method(cells, methods)
+    cells, methods, gains = cell_gains(paths, VARIANTS)
 
     def describe(runs):
         refused = [r for r in runs if r["default"]["termination"] == "not_memorising"]
@@ -84,4 +76,4 @@ def summary(*paths):
 
 
 if __name__ == "__main__":
-    run_or_summarise(__doc__, run, summary)
+    run_or_summarise(__doc__, study_run(run_job, SEEDS), summary)

@@ -41,19 +41,15 @@ import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
-    HARD_MODELS,
-    gains_by_method,
+    cell_gains,
+    memorising_cell,
     print_cell_table,
-    rows_by_cell,
-    run_and_dump,
     run_or_summarise,
-    study_jobs,
-    with_standard_and_cleanlab,
+    study_run,
 )
 
 VARIANTS = ("lib", "cl-given", "cl-final", "drop-changed", "sure-drop", "drop-disputed")
 SEEDS = (100, 101, 102)
-MEMORISING = (*HARD_MODELS, "base")
 SURE_WEIGHT = 2 / 3
 
 
@@ -119,9 +115,7 @@ def _issues(labels, proba):
 
 
 def run_job(dataset, model, noise, seed, check):
-    if not check and model not in MEMORISING:
-        return None
-    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
+    drawn = memorising_cell(dataset, model, noise, seed, check)
     if drawn is None:
         return None
     (X, _, y_clean, _, y, make), row, score = drawn
@@ -165,14 +159,8 @@ def run_job(dataset, model, noise, seed, check):
     return row
 
 
-def run(out, what, variants=()):
-    run_and_dump(run_job, study_jobs(what, SEEDS), out)
-
-
 def summary(*paths):
-    cells = rows_by_cell(paths, ("dataset", "model", "noise"))
-    methods = (*VARIANTS, "cleanlab")
-    gains = gains_by_method(cells, methods)
+    cells, methods, gains = cell_gains(paths, VARIANTS)
 
     def describe(runs):
         corrected = [r for r in runs if "purity_lib" in r]
@@ -197,4 +185,4 @@ def summary(*paths):
 
 
 if __name__ == "__main__":
-    run_or_summarise(__doc__, run, summary)
+    run_or_summarise(__doc__, study_run(run_job, SEEDS), summary)
