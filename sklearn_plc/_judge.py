@@ -29,6 +29,7 @@ from sklearn.model_selection import (
 from .correction import (
     EVIDENCE_STANDARD_ERRORS,
     agreement_gain,
+    agrees_clearly_worse,
     confidence_ratio,
     memorisation_rate,
 )
@@ -261,10 +262,14 @@ class HeldOutJudge:
         """Whether the last judged refit agrees clearly worse than the first.
 
         That is, its paired gain over the labels as given is below
-        ``-standard_errors`` standard errors (False before a second refit).
+        ``-standard_errors`` standard errors, by one sample more
+        (:func:`~sklearn_plc.correction.agrees_clearly_worse`; False before a
+        second refit).
         """
         evidence = self._last_gain()
-        return evidence is not None and evidence[0] < -standard_errors * evidence[1]
+        return evidence is not None and agrees_clearly_worse(
+            *evidence, self._last["agrees"].shape[0], standard_errors
+        )
 
     def verdict(self, standard_errors):
         """The evidence for the last judged labels, and whether to undo them.
@@ -276,7 +281,9 @@ class HeldOutJudge:
         ----------
         standard_errors : float >= 0 or None
             Undo when the paired gain is below ``-standard_errors`` standard
-            errors; None only records the evidence.
+            errors by one judged sample more
+            (:func:`~sklearn_plc.correction.agrees_clearly_worse`; 0: any
+            loss); None only records the evidence.
 
         Returns
         -------
@@ -294,8 +301,9 @@ class HeldOutJudge:
             return None
         gain, standard_error = evidence
         last, reference = self._last, self._reference
-        undone = (
-            standard_errors is not None and gain < -standard_errors * standard_error
+        n_judged = int(last["agrees"].shape[0])
+        undone = standard_errors is not None and agrees_clearly_worse(
+            gain, standard_error, n_judged, standard_errors
         )
         return {
             "round": last["round"],
@@ -303,7 +311,7 @@ class HeldOutJudge:
             "given_labels_agreement": float(reference["agrees"].mean()),
             "gain": gain,
             "standard_error": standard_error,
-            "n_judged": int(last["agrees"].shape[0]),
+            "n_judged": n_judged,
             "undone": undone,
             "weighed": last["weighed"],
         }

@@ -25,6 +25,7 @@ import numpy as np
 
 __all__ = [
     "agreement_gain",
+    "agrees_clearly_worse",
     "align_class_distribution",
     "confidence_ratio",
     "correct_labels",
@@ -46,6 +47,10 @@ EVIDENCE_STANDARD_ERRORS = 1.0
 # development protocol 2 (the earlier bar, for evidence that leaked) undid too few
 # harmful runs and "any loss" (0) too many helpful ones.
 WORSE_STANDARD_ERRORS = EVIDENCE_STANDARD_ERRORS
+# A loss in held-out agreement must clear the bar by one sample (McNemar's
+# continuity correction, :func:`agrees_clearly_worse`); False: the plain normal
+# approximation, which undoes on a single discordant sample.
+CONTINUITY_CORRECTION = True
 # Probabilities per block of rows in a correction pass (about 1 MB of float32).
 PASS_BLOCK_VALUES = 1 << 18
 
@@ -527,6 +532,47 @@ def agreement_gain(agrees, reference_agrees):
     )
     n_samples = difference.shape[0]
     return float(difference.mean()), float(difference.std() / np.sqrt(n_samples))
+
+
+def agrees_clearly_worse(gain, standard_error, n_samples, standard_errors):
+    """Whether a paired agreement gain is below ``-standard_errors`` standard errors.
+
+    The gain of :func:`agreement_gain` is ``(c − b) / n`` for ``b`` samples that
+    only the reference agrees with and ``c`` that only the candidate does. Its
+    normal approximation is poor when few samples differ: one sample that only
+    the reference agrees with gives ``z ≈ −1`` on any number of samples, while
+    a sign test on one discordant sample has a one-sided p of ½. The comparison
+    therefore takes the continuity correction of McNemar's test (Edwards):
+    the loss must clear the bar by one sample, ``gain + 1 / n < −k · SE``.
+    With many discordant samples this is the plain comparison; with one or two
+    it never says "worse". A bar of 0 (any loss) is a plain comparison of the
+    counts, which needs no correction.
+
+    Parameters
+    ----------
+    gain, standard_error : float
+        From :func:`agreement_gain`.
+    n_samples : int
+        The number of samples compared.
+    standard_errors : float >= 0
+        The bar ``k``.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from sklearn_plc.correction import agrees_clearly_worse
+    >>> agrees_clearly_worse(-1 / 25, 0.0392, 25, 1.0)  # one sample of 25
+    False
+    >>> agrees_clearly_worse(-3 / 25, 0.065, 25, 1.0)  # three, none the other way
+    True
+    """
+    if standard_errors == 0:
+        return gain < 0
+    correction = 1 / n_samples if CONTINUITY_CORRECTION else 0.0
+    return gain + correction < -standard_errors * standard_error
 
 
 def memorisation_rate(in_sample_agrees, out_of_fold_agrees):

@@ -8,6 +8,7 @@ from hypothesis.extra.numpy import arrays
 
 from sklearn_plc.correction import (
     agreement_gain,
+    agrees_clearly_worse,
     align_class_distribution,
     confidence_ratio,
     correct_labels,
@@ -294,6 +295,34 @@ def test_agreement_gain_is_paired():
     gain, standard_error = agreement_gain(better, reference)
     assert gain == pytest.approx(0.01)
     assert standard_error == pytest.approx(np.std(better * 1.0 - reference) / 10)
+
+
+def losing(n_losses, n_samples=25):
+    """The gain of a candidate that loses `n_losses` of `n_samples` agreements."""
+    reference = np.ones(n_samples, dtype=bool)
+    candidate = reference.copy()
+    candidate[:n_losses] = False
+    return agreement_gain(candidate, reference)
+
+
+@pytest.mark.parametrize("n_samples", [25, 100, 1000])
+def test_one_lost_sample_is_not_clearly_worse_on_any_number_of_samples(n_samples):
+    gain, standard_error = losing(1, n_samples)
+    assert gain < -standard_error  # the plain normal approximation: z = -1.0x
+    assert not agrees_clearly_worse(gain, standard_error, n_samples, 1.0)
+
+
+def test_three_lost_samples_and_none_gained_are_clearly_worse():
+    assert agrees_clearly_worse(*losing(3), 25, 1.0)
+
+
+def test_two_standard_errors_ask_for_more_lost_samples():
+    assert not agrees_clearly_worse(*losing(5), 25, 2.0)
+    assert agrees_clearly_worse(*losing(6), 25, 2.0)
+
+
+def test_a_bar_of_zero_calls_any_loss_worse():
+    assert agrees_clearly_worse(*losing(1), 25, 0.0)
 
 
 def test_alignment_takes_out_a_class_the_model_over_predicts():

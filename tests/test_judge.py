@@ -44,7 +44,7 @@ def test_nothing_judged_after_the_first_round_gives_no_verdict():
 
 def test_corrections_whose_models_agree_clearly_worse_are_undone():
     judge = judged_twice(np.array([[0.5, 0.5]] * 16))  # 14/16 -> 8/16
-    selection = judge.verdict(2.0)
+    selection = judge.verdict(1.0)
     assert selection["undone"] and selection["round"] == 1
     assert selection["gain"] < 0
 
@@ -54,6 +54,14 @@ def test_an_undone_verdict_reports_the_agreement_of_the_labels_it_undid():
     assert selection["holdout_agreement"] == 0.5
     assert selection["given_labels_agreement"] == 14 / 16
     assert selection["gain"] == selection["holdout_agreement"] - 14 / 16
+
+
+def test_corrections_that_lose_one_judged_sample_are_kept():
+    second = first_round_proba()
+    second[2] = [0.05, 0.95]  # 13/16: one sample more than the first round lost
+    selection = judged_twice(second).verdict(1.0)
+    assert selection["gain"] < -selection["standard_error"]
+    assert not selection["undone"]
 
 
 def test_corrections_whose_models_agree_as_well_are_kept():
