@@ -244,7 +244,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     revert_if_worse : bool, default=True
         Undo every correction when the models trained on the corrected labels
         agree with the given labels clearly worse (by more than one standard
-        error; any loss on ``trusted`` samples) than the models trained on the
+        error and one judged sample, so that one sample never decides; any
+        loss on ``trusted`` samples) than the models trained on the
         labels as given, on samples none of them trained on (see
         ``validation_fraction``; ``"cv"`` or ``"oob"`` only; evidence in
         ``selection_``). The judged refits train on the hard corrected
