@@ -545,8 +545,8 @@ def agrees_clearly_worse(gain, standard_error, n_samples, standard_errors):
     therefore takes the continuity correction of McNemar's test (Edwards):
     the loss must clear the bar by one sample, ``gain + 1 / n < −k · SE``.
     With many discordant samples this is the plain comparison; with one or two
-    it never says "worse". A bar of 0 (any loss) is a plain comparison of the
-    counts, which needs no correction.
+    it never says "worse" at a bar of one standard error or more. A bar of 0
+    (any loss) is a plain comparison of the counts, which needs no correction.
 
     Parameters
     ----------
