@@ -196,6 +196,11 @@ def with_standard_and_cleanlab(dataset, model, noise, seed, check):
     return cell, row, score
 
 
+# Where the study logs are, from the repository root, and the fields that name
+# one run in them
+STUDIES_DIR = "benchmarks/studies/"
+RUN_KEY = ("dataset", "model", "noise", "seed")
+
 # The models that memorise their labels, in the dev cells ("base": the
 # tables' own models, a forest on wine-rf and synthetic-5-rf)
 MEMORISING_MODELS = (*HARD_MODELS, "base")

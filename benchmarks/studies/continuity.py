@@ -31,6 +31,8 @@ import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
+    RUN_KEY,
+    STUDIES_DIR,
     fit_plc_row,
     load_rows,
     patched,
@@ -39,21 +41,19 @@ from benchmarks.studies.common import (
     with_standard_and_cleanlab,
 )
 
-STUDIES = "benchmarks/studies/"
 BEFORE = {
-    "dev": STUDIES + "resplit_dev.json",
-    "unseen": STUDIES + "unseen_oob_auto.json",
-    "fresh": STUDIES + "fresh_oob_auto.json",
-    "tables": STUDIES + "tables_oob_auto.json",
+    "dev": STUDIES_DIR + "resplit_dev.json",
+    "unseen": STUDIES_DIR + "unseen_oob_auto.json",
+    "fresh": STUDIES_DIR + "fresh_oob_auto.json",
+    "tables": STUDIES_DIR + "tables_oob_auto.json",
 }
-KEY = ("dataset", "model", "noise", "seed")
 
 
 def before_rows(what):
     """The logged runs as ``{key: (plc gain, cleanlab gain, termination)}``."""
     if what == "dev":
         return {
-            tuple(r[k] for k in KEY): (
+            tuple(r[k] for k in RUN_KEY): (
                 100 * (r["lib"]["acc"] - r["std"]),
                 100 * (r["cleanlab"] - r["std"]),
                 r["lib"]["termination"],
@@ -75,7 +75,7 @@ def before_rows(what):
             if r["kind"] == "cell" and "PLC" in r
         }
     return {
-        tuple(r[k] for k in KEY): (
+        tuple(r[k] for k in RUN_KEY): (
             100 * (r["plc"] - r["standard"]),
             100 * (r["cleanlab"] - r["standard"]),
             r["termination"],
@@ -88,7 +88,7 @@ def run_job(dataset, model, noise, seed, what):
     import sklearn_plc.correction as correction
 
     warnings.simplefilter("ignore")
-    row = dict(zip(KEY, (dataset, model, noise, seed), strict=True))
+    row = dict(zip(RUN_KEY, (dataset, model, noise, seed), strict=True))
     variants = {"continuity": True, **({"plain": False} if what == "dev" else {})}
     if what == "tables":
         from benchmarks import tables
@@ -126,7 +126,7 @@ def run(out, what, variants=()):
 
 def summary(what, path):
     before = before_rows(what)
-    rerun = {tuple(r[k] for k in KEY): r for r in load_rows(path)}
+    rerun = {tuple(r[k] for k in RUN_KEY): r for r in load_rows(path)}
     if what == "dev":
         same = sum(
             abs(100 * (r["plain"]["acc"] - r["std"]) - before[key][0]) < 1e-6

@@ -28,6 +28,7 @@ import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
+    RUN_KEY,
     fit_plc_row,
     load_rows,
     patched,
@@ -35,8 +36,6 @@ from benchmarks.studies.common import (
     run_or_summarise,
     with_standard_and_cleanlab,
 )
-
-KEY = ("dataset", "model", "noise", "seed")
 
 
 def before(what):
@@ -59,7 +58,7 @@ def run_job(dataset, model, noise, seed, check):
 
 def run(out, what, variants=()):
     jobs = [
-        (*(row[k] for k in KEY), what != "dev")
+        (*(row[k] for k in RUN_KEY), what != "dev")
         for row in before(what)
         if row["model"] == "random-forest" and row["oob"]["termination"] == "undone"
     ]
@@ -67,12 +66,12 @@ def run(out, what, variants=()):
 
 
 def summary(what, path):
-    rerun = {tuple(r[k] for k in KEY): r for r in load_rows(path)}
+    rerun = {tuple(r[k] for k in RUN_KEY): r for r in load_rows(path)}
     cells = defaultdict(lambda: ([], [], []))
     for row in before(what):
         if row["model"] != "random-forest":
             continue
-        after = rerun.get(tuple(row[k] for k in KEY))
+        after = rerun.get(tuple(row[k] for k in RUN_KEY))
         final = after["rejudged"] if after else row["oob"]
         cell = cells[(row["dataset"], row["noise"])]
         cell[0].append(100 * (row["oob"]["acc"] - row["std"]))
@@ -80,7 +79,7 @@ def summary(what, path):
         cell[2].append(100 * (row["cleanlab"] - row["std"]))
         if after:
             print(
-                *(row[k] for k in KEY),
+                *(row[k] for k in RUN_KEY),
                 f"{100 * (row['oob']['acc'] - row['std']):+.1f} -> "
                 f"{100 * (after['rejudged']['acc'] - row['std']):+.1f}",
                 after["rejudged"]["termination"],

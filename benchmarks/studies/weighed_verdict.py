@@ -35,6 +35,8 @@ import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
+    RUN_KEY,
+    STUDIES_DIR,
     fit_plc_row,
     load_rows,
     patched,
@@ -43,13 +45,11 @@ from benchmarks.studies.common import (
     with_standard_and_cleanlab,
 )
 
-STUDIES = "benchmarks/studies/"
 BEFORE = {
-    "dev": STUDIES + "undo_check_dev.json",
-    "unseen": STUDIES + "unseen_unweighed_loop_merged.json",
-    "fresh": STUDIES + "fresh_unweighed_loop_merged.json",
+    "dev": STUDIES_DIR + "undo_check_dev.json",
+    "unseen": STUDIES_DIR + "unseen_unweighed_loop_merged.json",
+    "fresh": STUDIES_DIR + "fresh_unweighed_loop_merged.json",
 }
-KEY = ("dataset", "model", "noise", "seed")
 
 
 def before_rows(what):
@@ -79,7 +79,7 @@ def undone_jobs(what):
     else:
         undone = [r for r in rows if r["termination"] == "undone"]
     return [
-        (*(r[k] for k in KEY), what != "dev")
+        (*(r[k] for k in RUN_KEY), what != "dev")
         for r in undone
         if r["model"] not in ("5-nn", "mlp")
     ]
@@ -129,7 +129,7 @@ def summary(what, *paths):
 
 def summarise_variant(what, path, variant):
     rows, plc_gain, cleanlab_gain = before_rows(what)
-    rerun = {tuple(r[k] for k in KEY): r for r in load_rows(path)}
+    rerun = {tuple(r[k] for k in RUN_KEY): r for r in load_rows(path)}
     before, after = defaultdict(lambda: ([], [])), defaultdict(lambda: ([], []))
     kept = []
     for row in rows:
@@ -139,7 +139,7 @@ def summarise_variant(what, path, variant):
         for cells in (before, after):
             cells[cell][1].append(cleanlab_gain(row))
         before[cell][0].append(plc_gain(row))
-        new = rerun.get(tuple(row[k] for k in KEY))
+        new = rerun.get(tuple(row[k] for k in RUN_KEY))
         if new is None:
             after[cell][0].append(plc_gain(row))
             continue
