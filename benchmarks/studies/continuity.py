@@ -34,6 +34,7 @@ from benchmarks.studies.common import (
     RUN_KEY,
     STUDIES_DIR,
     fit_plc_row,
+    gain_headline,
     load_rows,
     patched,
     run_and_dump,
@@ -150,11 +151,8 @@ def summary(what, path):
         if new["continuity"]["termination"] != "undone":
             kept.append((key, gain, after))
     for label, column in (("before", 0), ("continuity", 1)):
-        gains = np.array([np.mean(c[column]) for c in cells.values()])
-        line = (
-            f"{label}: {len(gains)} cells, mean {gains.mean():+.2f}, "
-            f"within 0.5 {(gains >= -0.5).sum()}, worst {gains.min():+.1f}"
-        )
+        gains = [np.mean(c[column]) for c in cells.values()]
+        line = f"{label}: {gain_headline(gains)}"
         if all(None not in c[2] for c in cells.values()):
             ahead = sum(np.mean(c[column]) >= np.mean(c[2]) for c in cells.values())
             line += f", >= cleanlab {ahead}"

@@ -43,6 +43,7 @@ sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     cell_gains,
     memorising_cell,
+    patched,
     print_cell_table,
     run_or_summarise,
     study_run,
@@ -70,15 +71,12 @@ def _captured_fit(make, X, y, seed):
         seen["last"] = np.array(proba, dtype=np.float64)
         return proba
 
-    LabelCorrector.add_proba = first_add_proba
-    LabelCorrector.pass_proba = recording_pass_proba
-    try:
+    with patched(
+        LabelCorrector, add_proba=first_add_proba, pass_proba=recording_pass_proba
+    ):
         start = time.perf_counter()
         plc = PLCClassifier(make(), random_state=seed).fit(X, y)
         seconds = time.perf_counter() - start
-    finally:
-        LabelCorrector.add_proba = add_proba
-        LabelCorrector.pass_proba = pass_proba
     return plc, seconds, seen
 
 
