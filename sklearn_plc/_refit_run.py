@@ -74,8 +74,10 @@ LABELS_KEPT = ("not_memorising", "too_weak_to_judge", "undone")
 # Keep the labels of a model whose held-out sure disputes outnumber its
 # agreements with the labels as given (``can_judge``); False: only record them.
 REFUSE_WEAK_JUDGE = True
-# "auto" min_correction_rate when each round costs a refit
-REFIT_MIN_CORRECTION_RATE = 0.05
+# "auto" min_correction_rate when each round costs a refit (cv fold fits): a
+# pass changing at most a tenth of the labels is quiet, and a refit waits for
+# more changes than that since the last one
+REFIT_MIN_CORRECTION_RATE = 0.1
 # A round refits only when more labels changed since the last fit than a quiet
 # pass may change (``min_correction_rate``); fewer are examined again, with the
 # threshold raised, on the same probabilities, which so few changes barely move.

@@ -489,6 +489,23 @@ def fit_plc_row(make, X, y, seed, y_clean, score, **params):
     }
 
 
+def print_gains_by_model(cells, variants):
+    """Per model family, each variant's mean gain over its cells, in points."""
+    from collections import defaultdict
+
+    by_model = defaultdict(lambda: defaultdict(list))
+    for (_, model, _), runs in cells.items():
+        for variant in variants:
+            by_model[model][variant].append(
+                100 * np.mean([r[variant]["acc"] - r["std"] for r in runs])
+            )
+    for model, gains in sorted(by_model.items()):
+        print(
+            f"  {model}: "
+            + ", ".join(f"{v} {np.mean(g):+.2f}" for v, g in gains.items())
+        )
+
+
 def print_corrected_cost(cells, variants, corrected):
     """Median PLC / Standard fit time of each variant, and cleanlab's, on the
     runs that ``corrected(row)`` keeps, with the mean number of fitting rounds."""

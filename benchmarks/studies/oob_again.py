@@ -30,6 +30,7 @@ from benchmarks.studies.common import (
     noisy_cell,
     patched,
     print_corrected_cost,
+    print_gains_by_model,
     run_and_dump,
     run_or_summarise,
     study_jobs,
@@ -107,17 +108,7 @@ def summary(*paths):
             f"{variant}: {len(gains)} cells, mean {gains.mean():+.2f}, within 0.5 "
             f"{(gains >= -0.5).sum()}, worst {gains.min():+.1f}"
         )
-    by_model = defaultdict(lambda: defaultdict(list))
-    for (_, model, _), runs in cells.items():
-        for variant in logged:
-            by_model[model][variant].append(
-                100 * np.mean([r[variant]["acc"] - r["std"] for r in runs])
-            )
-    for model, gains in sorted(by_model.items()):
-        print(
-            f"  {model}: "
-            + ", ".join(f"{v} {np.mean(g):+.2f}" for v, g in gains.items())
-        )
+    print_gains_by_model(cells, logged)
     print_corrected_cost(
         cells, logged, lambda row: row["cv"]["termination"] not in KEPT
     )
