@@ -37,10 +37,10 @@ from benchmarks.studies.common import (
     unseen_cell,
     with_standard_and_cleanlab,
 )
+from sklearn_plc._refit_run import LABELS_KEPT as KEPT
 
 SEEDS = (100, 101, 102)
 VARIANTS = {"cv": {}, "oob": {"confidence": "oob"}, "oob-reseed": {"confidence": "oob"}}
-KEPT = ("not_memorising", "too_weak_to_judge", "undone")
 
 
 def run_job(dataset, model, noise, seed, check):

@@ -36,6 +36,7 @@ from benchmarks.studies.common import (
     study_jobs,
     with_standard_and_cleanlab,
 )
+from sklearn_plc._refit_run import LABELS_KEPT as KEPT
 
 SEEDS = (100, 101, 102)
 VARIANTS = {
@@ -44,7 +45,6 @@ VARIANTS = {
     "mcr-0.2": {"min_correction_rate": 0.2},
     "cv-2": {"cv": 2},
 }
-KEPT = ("not_memorising", "too_weak_to_judge", "undone")
 
 
 def run_job(dataset, model, noise, seed, check, variants=tuple(VARIANTS)):
