@@ -140,12 +140,13 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         relaxes the threshold and, at ``theta_end``, ends the run. ``"auto"``:
         0.001 for a net or a ``partial_fit`` run (the authors' value for a
         pass per epoch), 0.1 for a refit estimator, where each round costs
-        ``cv`` fits: the refits that waited for fewer changes cost a third more
-        time and were no more accurate on average. A refit estimator is refit
-        only once more labels have changed since its last fit than a quiet
-        pass may change. 0 is Algorithm 1 ("no label changed"). Raise it to
-        make fewer refits; on a hundred or so samples, where every relabel
-        moves the next model, 0.05 or less can be worth its cost.
+        ``cv`` fits: refits after fewer changes cost a third more time for
+        about the same accuracy, more only on very small data. A refit
+        estimator is refit only once more labels have changed since its last
+        fit than a quiet pass may change. 0 is Algorithm 1 ("no label
+        changed"). Raise it to make fewer refits; on a hundred or so samples,
+        where every relabel moves the next model, 0.05 or less can be worth
+        its cost.
 
     warm_up : int >= 0 or "auto", default="auto"
         Rounds (epochs, for a net) of training before the first pass.
