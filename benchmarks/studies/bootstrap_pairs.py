@@ -29,7 +29,10 @@ Usage (from the repository root, ``PYTHONPATH=.``)::
     python benchmarks/studies/bootstrap_pairs.py summary LOG.json...
 
 SET: ``dev`` (memorising models of the dev cells, seeds 100-102), ``unseen``
-or ``fresh``; only the bootstrap ensembles' runs are refitted.
+or ``fresh``; only the bootstrap ensembles' runs are refitted. The log was made
+when a refit waited for a twentieth of the labels (``min_correction_rate``
+0.05); with ``sklearn_plc._refit_run.REFIT_MIN_CORRECTION_RATE = 0.05`` it
+repeats to the digit.
 """
 
 import sys
@@ -68,10 +71,8 @@ def bootstrap_ensemble(model):
 
 
 def run_job(dataset, model, noise, seed, check):
+    from benchmarks.studies.residual import _fit_rows
     from sklearn_plc import PLCClassifier
-    from sklearn_plc._final_fit import weighed_fit
-    from sklearn_plc._out_of_fold import fit_on_indices
-    from sklearn_plc._validation import sample_weight_key
 
     drawn = memorising_cell(dataset, model, noise, seed, check)
     if drawn is None:
@@ -90,9 +91,9 @@ def run_job(dataset, model, noise, seed, check):
         if not (weight < 1).any():
             row["hard-sure"] = row["hard"] = row["lib"]
             return row
-        classes = plc.classes_
-        labels = np.searchsorted(classes, plc.labels_)
-        given = np.searchsorted(classes, y)
+        labels = np.searchsorted(plc.classes_, plc.labels_)
+        given = np.searchsorted(plc.classes_, y)
+        every = np.ones(len(y), dtype=bool)
         row["n_changed"] = int(changed.sum())
         row["n_hard_sure"] = int((changed & (weight > HARD_ABOVE)).sum())
         row["purity_after"] = float(np.mean(plc.labels_ == y_clean))
@@ -101,15 +102,8 @@ def run_job(dataset, model, noise, seed, check):
             ("hard", changed),
         ):
             fit_weight = np.where(hard, 1.0, weight)
-            final = make()
-            key = sample_weight_key(final)
-            if (fit_weight < 1).any():
-                final = weighed_fit(
-                    final, X, labels, given, fit_weight, classes, {}, key
-                )
-            else:
-                final = fit_on_indices(final, X, labels, classes, {})
-            row[variant] = {"acc": score(final)}
+            acc, _ = _fit_rows(make, X, labels, given, fit_weight, every, score)
+            row[variant] = {"acc": acc}
     return row
 
 

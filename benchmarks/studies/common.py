@@ -432,15 +432,17 @@ def print_headlines(cells, gains, methods):
         print(f"{method}: {gain_headline(cell_gains)}, ≥ cleanlab {ahead}")
 
 
-def study_run(run_job, seeds):
+def study_run(run_job, seeds, variants=None):
     """A study's ``run(out, what, variants)``: `run_job` on every job of the set.
 
-    The jobs are :func:`study_jobs` of `what` and `seeds`; the variants are
-    those the study's `run_job` fits itself.
+    The jobs are :func:`study_jobs` of `what` and `seeds`. With `variants`
+    (the study's names), each job also takes the tuple of those named on the
+    command line, or all of them; without, `run_job` fits its own.
     """
 
-    def run(out, what, variants=()):
-        run_and_dump(run_job, study_jobs(what, seeds), out)
+    def run(out, what, chosen=()):
+        extra = () if variants is None else (tuple(chosen or variants),)
+        run_and_dump(run_job, study_jobs(what, seeds, *extra), out)
 
     return run
 

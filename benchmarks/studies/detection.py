@@ -46,28 +46,38 @@ VALIDATION_FRACTION = 0.2
 
 
 def held_out_proba(make, X, y, n_folds, fraction, seed):
-    """Out-of-fold probabilities; a set-aside `fraction` predicted by every fold."""
+    """Out-of-fold probabilities; a set-aside `fraction` predicted by every fold.
+
+    The library's :func:`~sklearn_plc._out_of_fold.out_of_fold_proba` on
+    stratified folds of the samples not set aside.
+    """
     from sklearn.model_selection import StratifiedKFold, train_test_split
 
+    from sklearn_plc._out_of_fold import out_of_fold_proba
+
     rng = np.random.RandomState(seed)
-    classes = np.unique(y)
-    proba = np.zeros((y.shape[0], classes.shape[0]))
+    classes, encoded = np.unique(y, return_inverse=True)
     training = np.arange(y.shape[0])
-    validation = np.array([], dtype=int)
+    validation = None
     if fraction:
         training, validation = train_test_split(
             training, test_size=fraction, stratify=y, random_state=rng.randint(2**31)
         )
     folds = StratifiedKFold(n_folds, shuffle=True, random_state=rng.randint(2**31))
-    for fit, test in folds.split(training, y[training]):
-        fit, test = training[fit], training[test]
-        model = make().fit(X[fit], y[fit])
-        columns = np.searchsorted(classes, model.classes_)
-        proba[np.ix_(test, columns)] = model.predict_proba(X[test])
-        if validation.size:
-            proba[np.ix_(validation, columns)] += (
-                model.predict_proba(X[validation]) / n_folds
-            )
+    splits = [
+        (training[fit], training[test])
+        for fit, test in folds.split(training, y[training])
+    ]
+    proba, _ = out_of_fold_proba(
+        make(),
+        X,
+        encoded,
+        splits,
+        classes,
+        fit_params={},
+        n_jobs=None,
+        validation=validation,
+    )
     return proba
 
 

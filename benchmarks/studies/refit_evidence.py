@@ -40,9 +40,8 @@ from benchmarks.studies.common import (
     print_cell_table,
     print_corrected_cost,
     rows_by_cell,
-    run_and_dump,
     run_or_summarise,
-    study_jobs,
+    study_run,
     with_standard_and_cleanlab,
 )
 from benchmarks.studies.soft_final import KEPT
@@ -101,10 +100,6 @@ def run_job(dataset, model, noise, seed, check, variants=VARIANTS):
     return row
 
 
-def run(out, what, variants=()):
-    run_and_dump(run_job, study_jobs(what, SEEDS, tuple(variants or VARIANTS)), out)
-
-
 def summary(*paths):
     cells = rows_by_cell(paths, ("dataset", "model", "noise"))
     first = next(iter(cells.values()))[0]
@@ -129,4 +124,4 @@ def summary(*paths):
 
 
 if __name__ == "__main__":
-    run_or_summarise(__doc__, run, summary)
+    run_or_summarise(__doc__, study_run(run_job, SEEDS, VARIANTS), summary)

@@ -34,9 +34,8 @@ from benchmarks.studies.common import (
     print_corrected_cost,
     print_gains_by_model,
     rows_by_cell,
-    run_and_dump,
     run_or_summarise,
-    study_jobs,
+    study_run,
     with_standard_and_cleanlab,
 )
 from sklearn_plc._refit_run import LABELS_KEPT as KEPT
@@ -65,11 +64,6 @@ def run_job(dataset, model, noise, seed, check, variants=tuple(VARIANTS)):
     return row
 
 
-def run(out, what, variants=()):
-    """Every job of the set, with the named `variants` (all when none is named)."""
-    run_and_dump(run_job, study_jobs(what, SEEDS, tuple(variants or VARIANTS)), out)
-
-
 def summary(*paths):
     cells = rows_by_cell(paths, ("dataset", "model", "noise"))
     logged = tuple(
@@ -87,4 +81,4 @@ def summary(*paths):
 
 
 if __name__ == "__main__":
-    run_or_summarise(__doc__, run, summary)
+    run_or_summarise(__doc__, study_run(run_job, SEEDS, VARIANTS), summary)
