@@ -471,7 +471,9 @@ def fit_plc_row(make, X, y, seed, y_clean, score, **params):
 
     Accuracy (``score``), seconds, outcome, purity after, labels changed,
     samples set aside, and the rounds that fitted (``n_refits``, the first
-    included) of all rounds (``n_rounds``; the undo is not a round).
+    included) of all rounds (``n_rounds``; the undo is not a round); where the
+    judge compared a refit with the labels as given, its paired ``gain`` and
+    ``gain_se``.
     """
     from sklearn_plc import PLCClassifier
 
@@ -479,6 +481,11 @@ def fit_plc_row(make, X, y, seed, y_clean, score, **params):
     plc = PLCClassifier(make(), random_state=seed, **params).fit(X, y)
     seconds = time.perf_counter() - start
     history = [record for record in plc.history_ if not record.get("undo")]
+    judged = {}
+    if plc.selection_ is not None:
+        judged = dict(
+            gain=plc.selection_["gain"], gain_se=plc.selection_["standard_error"]
+        )
     return {
         "acc": score(plc),
         "s": seconds,
@@ -488,6 +495,7 @@ def fit_plc_row(make, X, y, seed, y_clean, score, **params):
         "n_set_aside": int(plc.set_aside_.sum()),
         "n_refits": int(sum(bool(record.get("refit")) for record in history)),
         "n_rounds": len(history),
+        **judged,
     }
 
 
