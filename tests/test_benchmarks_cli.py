@@ -130,6 +130,34 @@ def test_targets_count_stress_cells_on_their_own():
     assert figures["stress_within_one_point"] == 1
 
 
+def test_a_class_given_another_label_more_often_than_its_own_is_majority_wrong():
+    from benchmarks.tables import majority_wrong_classes, noisy_confusion
+
+    y_true = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2, 2])
+    y_noisy = np.array([0, 1, 1, 1, 1, 0, 2, 2, 0, 1])  # class 0: 1 own, 2 as 1
+    confusion = noisy_confusion(y_true, y_noisy, 3)
+    assert confusion[0].tolist() == [1, 2, 0]
+    assert majority_wrong_classes(confusion) == [0]  # class 2: 2 own, 1 and 1
+
+
+def test_within_half_a_point_leaves_out_the_rows_where_a_noisy_majority_is_wrong():
+    from benchmarks.tables import summarise, target_figures
+
+    right = [[3, 1], [1, 3]]
+    wrong = [[1, 3], [1, 3]]  # class 0 is mostly given label 1
+    rows = [
+        _cell("d", "I-35", 0, standard=0.80, plc=0.70, cleanlab=0.7),
+        _cell("d", "I+U30", 0, standard=0.80, plc=0.70, cleanlab=0.7),
+        _cell("d", "III-35", 0, standard=0.80, plc=0.80, cleanlab=0.7),
+    ]
+    for row, confusion in zip(rows, (right, wrong, right), strict=True):
+        row["noisy_confusion"] = confusion
+    figures = target_figures(summarise(rows))
+    assert figures["all_within_half_point"] == 1
+    assert figures["majority_right_cells"] == 2
+    assert figures["majority_right_within_half_point"] == 1
+
+
 def test_stress_cells_use_the_literal_scaling():
     from benchmarks.tables import NOISE_CELLS, STRESS_TABLE
 

@@ -86,7 +86,9 @@ def with_variants(row):
     row = {**row, "judged": judged}
     for k in BARS:
         refused = "judged" in row and row["default"]["termination"] == "not_memorising"
-        row[f"prove-{k}"] = judged if refused and shows_gain(judged, k) else row["default"]
+        row[f"prove-{k}"] = (
+            judged if refused and shows_gain(judged, k) else row["default"]
+        )
     return row
 
 
