@@ -196,6 +196,25 @@ def with_standard_and_cleanlab(dataset, model, noise, seed, check):
     return cell, row, score
 
 
+def drawn_with_purity(dataset, model, noise, seed, check):
+    """A study job's start: :func:`with_standard_and_cleanlab`, warnings off.
+
+    ``((X_train, y_train, y_noisy, make), row, score)``, with `y_noisy` as an
+    array and the row's ``purity_before`` (the share of given labels that are
+    right); None where the noise cannot be drawn.
+    """
+    import warnings
+
+    warnings.simplefilter("ignore")
+    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
+    if drawn is None:
+        return None
+    (X_train, _, y_train, _, y_noisy, make), row, score = drawn
+    y_noisy = np.asarray(y_noisy)
+    row["purity_before"] = float(np.mean(y_noisy == y_train))
+    return (X_train, y_train, y_noisy, make), row, score
+
+
 # Where the study logs are, from the repository root, and the fields that name
 # one run in them
 STUDIES_DIR = "benchmarks/studies/"

@@ -30,13 +30,13 @@ Usage (from the repository root, ``PYTHONPATH=.``)::
 """
 
 import sys
-import warnings
 
 import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     cell_gains,
+    drawn_with_purity,
     fit_plc_row,
     patched,
     print_cell_table,
@@ -44,7 +44,6 @@ from benchmarks.studies.common import (
     print_gains_by_model,
     run_or_summarise,
     study_run,
-    with_standard_and_cleanlab,
 )
 
 SEEDS = (100, 101, 102)
@@ -55,13 +54,10 @@ VARIANTS = ("default", "judged", *(f"prove-{k}" for k in BARS))
 def run_job(dataset, model, noise, seed, check):
     import sklearn_plc._refit_run as refit_run
 
-    warnings.simplefilter("ignore")
-    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
+    drawn = drawn_with_purity(dataset, model, noise, seed, check)
     if drawn is None:
         return None
-    (X_train, _, y_train, _, y_noisy, make), row, score = drawn
-    y_noisy = np.asarray(y_noisy)
-    row["purity_before"] = float(np.mean(y_noisy == y_train))
+    (X_train, y_train, y_noisy, make), row, score = drawn
     row["default"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
     if row["default"]["termination"] == "not_memorising":
         with patched(refit_run, memorises=lambda evidence, rate: True):

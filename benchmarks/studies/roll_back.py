@@ -29,12 +29,10 @@ library's loop).
 """
 
 import sys
-import warnings
-
-import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
+    drawn_with_purity,
     fit_plc_row,
     gains_by_method,
     patched,
@@ -43,7 +41,6 @@ from benchmarks.studies.common import (
     rows_by_cell,
     run_or_summarise,
     study_run,
-    with_standard_and_cleanlab,
 )
 from benchmarks.studies.refit_evidence import KEPT
 
@@ -54,13 +51,10 @@ VARIANTS = {"default": None, "roll-back-1": 1.0, "roll-back-0": 0.0}
 def run_job(dataset, model, noise, seed, check, variants=tuple(VARIANTS)):
     import sklearn_plc._refit_run as refit_run
 
-    warnings.simplefilter("ignore")
-    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
+    drawn = drawn_with_purity(dataset, model, noise, seed, check)
     if drawn is None:
         return None
-    (X_train, _, y_train, _, y_noisy, make), row, score = drawn
-    y_noisy = np.asarray(y_noisy)
-    row["purity_before"] = float(np.mean(y_noisy == y_train))
+    (X_train, y_train, y_noisy, make), row, score = drawn
     row["default"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
     for variant in variants:
         if variant == "default":

@@ -19,19 +19,18 @@ Usage (from the repository root, ``PYTHONPATH=.``)::
 """
 
 import sys
-import warnings
 
 import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     cell_gains,
+    drawn_with_purity,
     fit_plc_row,
     print_cell_table,
     print_corrected_cost,
     run_or_summarise,
     study_run,
-    with_standard_and_cleanlab,
 )
 from benchmarks.studies.refit_evidence import KEPT
 
@@ -42,13 +41,10 @@ VARIANTS = ("default", "sure-cap-binary", "sure-cap")
 def run_job(dataset, model, noise, seed, check):
     from sklearn_plc._refit_run import sure_ratio_for
 
-    warnings.simplefilter("ignore")
-    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
+    drawn = drawn_with_purity(dataset, model, noise, seed, check)
     if drawn is None:
         return None
-    (X_train, _, y_train, _, y_noisy, make), row, score = drawn
-    y_noisy = np.asarray(y_noisy)
-    row["purity_before"] = float(np.mean(y_noisy == y_train))
+    (X_train, y_train, y_noisy, make), row, score = drawn
     row["n_classes"] = n_classes = int(np.unique(y_noisy).shape[0])
     fit = (make, X_train, y_noisy, seed, y_train, score)
     row["default"] = fit_plc_row(*fit)

@@ -26,12 +26,12 @@ undo).
 
 import sys
 import time
-import warnings
 
 import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
+    drawn_with_purity,
     gains_by_method,
     patched,
     print_cell_table,
@@ -39,7 +39,6 @@ from benchmarks.studies.common import (
     run_and_dump,
     run_or_summarise,
     study_jobs,
-    with_standard_and_cleanlab,
 )
 
 SEEDS = (100, 101, 102)
@@ -88,13 +87,10 @@ def run_job(dataset, model, noise, seed, check):
     from sklearn_plc._validation import sample_weight_key
     from sklearn_plc.correction import confidence_ratio, relabel_weights
 
-    warnings.simplefilter("ignore")
-    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
+    drawn = drawn_with_purity(dataset, model, noise, seed, check)
     if drawn is None:
         return None
-    (X_train, _, y_train, _, y_noisy, make), row, score = drawn
-    y_noisy = np.asarray(y_noisy)
-    row["purity_before"] = float(np.mean(y_noisy == y_train))
+    (X_train, y_train, y_noisy, make), row, score = drawn
     plc, seconds, proba, refits = _fit_and_first_proba(make, X_train, y_noisy, seed)
     row["default"] = {
         "acc": score(plc),

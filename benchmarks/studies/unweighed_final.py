@@ -30,19 +30,18 @@ takes no ``sample_weight`` (5-NN) run; with it, only the others.
 
 import sys
 import time
-import warnings
 
 import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
+    drawn_with_purity,
     gains_by_method,
     print_cell_table,
     rows_by_cell,
     run_and_dump,
     run_or_summarise,
     study_jobs,
-    with_standard_and_cleanlab,
 )
 from benchmarks.studies.soft_final import KEPT, _fit_plc_and_proba
 
@@ -105,14 +104,11 @@ def _weighable_fits(row, make, X_train, proba, given, labels, classes, score):
 
 
 def run_job(dataset, model, noise, seed, check, weighable=False):
-    warnings.simplefilter("ignore")
-    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
+    drawn = drawn_with_purity(dataset, model, noise, seed, check)
     if drawn is None:
         return None
-    (X_train, _, y_train, _, y_noisy, make), row, score = drawn
-    y_noisy = np.asarray(y_noisy)
+    (X_train, y_train, y_noisy, make), row, score = drawn
     plc, seconds, (proba, _) = _fit_plc_and_proba(make, X_train, y_noisy, seed)
-    row["purity_before"] = float(np.mean(y_noisy == y_train))
     row["hard"] = {
         "acc": score(plc),
         "s": seconds,

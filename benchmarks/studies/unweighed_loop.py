@@ -24,12 +24,12 @@ takes no ``sample_weight`` (5-NN) run; with it, only the others.
 """
 
 import sys
-import warnings
 
 import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
+    drawn_with_purity,
     fit_plc_row,
     gains_by_method,
     patched,
@@ -38,7 +38,6 @@ from benchmarks.studies.common import (
     run_and_dump,
     run_or_summarise,
     study_jobs,
-    with_standard_and_cleanlab,
 )
 from benchmarks.studies.unweighed_final import KEPT, UNWEIGHED_MODELS
 
@@ -73,13 +72,10 @@ def _loop_aside_patches():
 def run_job(dataset, model, noise, seed, check):
     from sklearn_plc._refit_run import RefitRun
 
-    warnings.simplefilter("ignore")
-    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
+    drawn = drawn_with_purity(dataset, model, noise, seed, check)
     if drawn is None:
         return None
-    (X_train, _, y_train, _, y_noisy, make), row, score = drawn
-    y_noisy = np.asarray(y_noisy)
-    row["purity_before"] = float(np.mean(y_noisy == y_train))
+    (X_train, y_train, y_noisy, make), row, score = drawn
     row["library"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
     if row["library"]["termination"] in KEPT[:2]:  # kept after the first round
         row["loop-aside"] = row["library"]
