@@ -24,17 +24,16 @@ final refit).
 
 import sys
 import time
-import warnings
 
 import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     cell_gains,
+    drawn_with_purity,
     print_cell_table,
     run_or_summarise,
     study_run,
-    with_standard_and_cleanlab,
 )
 from benchmarks.studies.soft_final import KEPT, _fit_plc_and_proba
 
@@ -58,12 +57,10 @@ def run_job(dataset, model, noise, seed, check):
     from sklearn_plc._validation import sample_weight_key
     from sklearn_plc.correction import relabel_weights
 
-    warnings.simplefilter("ignore")
-    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
+    drawn = drawn_with_purity(dataset, model, noise, seed, check)
     if drawn is None:
         return None
-    (X_train, _, y_train, _, y_noisy, make), row, score = drawn
-    y_noisy = np.asarray(y_noisy)
+    (X_train, y_train, y_noisy, make), row, score = drawn
     plc, seconds, (proba, _) = _fit_plc_and_proba(make, X_train, y_noisy, seed)
     row["keep"] = {
         "acc": score(plc),
@@ -72,7 +69,6 @@ def run_job(dataset, model, noise, seed, check):
         "purity_after": float(np.mean(plc.labels_ == y_train)),
         "n_changed": int(np.sum(plc.labels_ != y_noisy)),
     }
-    row["purity_before"] = float(np.mean(y_noisy == y_train))
     key = sample_weight_key(make())
     if plc.termination_condition_ in KEPT or proba is None or key is None:
         row["soft"] = row["net"] = row["keep"]

@@ -29,12 +29,12 @@ final refit).
 
 import sys
 import time
-import warnings
 
 import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
+    drawn_with_purity,
     gains_by_method,
     patched,
     print_cell_table,
@@ -42,7 +42,6 @@ from benchmarks.studies.common import (
     run_and_dump,
     run_or_summarise,
     study_jobs,
-    with_standard_and_cleanlab,
 )
 from sklearn_plc._refit_run import LABELS_KEPT as KEPT
 
@@ -164,12 +163,10 @@ def soft_split(given, final, proba, classes, every_dispute):
 def run_job(dataset, model, noise, seed, check, loop=False):
     from sklearn_plc._validation import sample_weight_key
 
-    warnings.simplefilter("ignore")
-    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
+    drawn = drawn_with_purity(dataset, model, noise, seed, check)
     if drawn is None:
         return None
-    (X_train, _, y_train, _, y_noisy, make), row, score = drawn
-    y_noisy = np.asarray(y_noisy)
+    (X_train, y_train, y_noisy, make), row, score = drawn
     plc, seconds, (proba, last) = _fit_plc_and_proba(make, X_train, y_noisy, seed)
     row["keep"] = {
         "acc": score(plc),
@@ -210,7 +207,6 @@ def run_job(dataset, model, noise, seed, check, loop=False):
         }
     elif loop:
         row[LOOP_VARIANT] = row["keep"]
-    row["purity_before"] = float(np.mean(y_noisy == y_train))
     return row
 
 

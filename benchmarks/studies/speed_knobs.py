@@ -22,13 +22,11 @@ Usage (from the repository root, ``PYTHONPATH=.``)::
 """
 
 import sys
-import warnings
-
-import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     cell_gains,
+    drawn_with_purity,
     fit_plc_row,
     gain_headline,
     print_corrected_cost,
@@ -36,7 +34,6 @@ from benchmarks.studies.common import (
     rows_by_cell,
     run_or_summarise,
     study_run,
-    with_standard_and_cleanlab,
 )
 from sklearn_plc._refit_run import LABELS_KEPT as KEPT
 
@@ -51,12 +48,10 @@ VARIANTS = {
 
 
 def run_job(dataset, model, noise, seed, check, variants=tuple(VARIANTS)):
-    warnings.simplefilter("ignore")
-    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
+    drawn = drawn_with_purity(dataset, model, noise, seed, check)
     if drawn is None:
         return None
-    (X_train, _, y_train, _, y_noisy, make), row, score = drawn
-    y_noisy = np.asarray(y_noisy)
+    (X_train, y_train, y_noisy, make), row, score = drawn
     for variant in variants:
         row[variant] = fit_plc_row(
             make, X_train, y_noisy, seed, y_train, score, **VARIANTS[variant]

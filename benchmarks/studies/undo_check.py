@@ -21,20 +21,19 @@ Usage (from the repository root, ``PYTHONPATH=.``)::
 """
 
 import sys
-import warnings
 from collections import defaultdict
 
 import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
+    drawn_with_purity,
     fit_plc_row,
     load_rows,
     patched,
     run_and_dump,
     run_or_summarise,
     study_jobs,
-    with_standard_and_cleanlab,
 )
 
 SEEDS = (100, 101, 102)
@@ -44,12 +43,10 @@ def run_job(dataset, model, noise, seed, check):
     import sklearn_plc._refit_run as refit_run
     from sklearn_plc import PLCClassifier
 
-    warnings.simplefilter("ignore")
-    drawn = with_standard_and_cleanlab(dataset, model, noise, seed, check)
+    drawn = drawn_with_purity(dataset, model, noise, seed, check)
     if drawn is None:
         return None
-    (X_train, _, y_train, _, y_noisy, make), row, score = drawn
-    y_noisy = np.asarray(y_noisy)
+    (X_train, y_train, y_noisy, make), row, score = drawn
     row["default"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
     if row["default"]["termination"] != "undone":
         return row
