@@ -340,9 +340,9 @@ def _posterior(name, threads, split=0):
 
 def noisy_confusion(y_true, y_noisy, n_classes):
     """Counts of (true class, given label): row ``k``, how class ``k`` was labelled."""
-    counts = np.zeros((n_classes, n_classes), dtype=int)
-    np.add.at(counts, (np.asarray(y_true), np.asarray(y_noisy)), 1)
-    return counts
+    from sklearn.metrics import confusion_matrix
+
+    return confusion_matrix(y_true, y_noisy, labels=np.arange(n_classes))
 
 
 def majority_wrong_classes(confusion):

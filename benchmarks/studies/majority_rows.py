@@ -42,7 +42,7 @@ def with_counts(log):
             y_train, posteriors[name], row["seed"]
         )
         if abs(rate - row["noise_rate"]) > 1e-9:
-            # a net's posterior (mnist1d) is not bit-for-bit reproducible
+            # a net's posterior (digits, mnist1d) is not bit-for-bit reproducible
             print(
                 f"  {name} {row['noise']} seed {row['seed']}: noise rate drawn "
                 f"{rate:.4f}, logged {row['noise_rate']:.4f}"

@@ -36,10 +36,11 @@ import numpy as np
 sys.path.insert(0, ".")
 from benchmarks.studies import memorisation_off
 from benchmarks.studies.common import (
-    cell_gains,
+    gains_by_method,
     print_cell_table,
     print_corrected_cost,
     print_gains_by_model,
+    rows_by_cell,
     run_or_summarise,
     study_run,
 )
@@ -67,9 +68,9 @@ def shows_gain(run, k):
 def with_variants(row):
     """`row` with ``judged`` everywhere and the ``prove-k`` runs built from it."""
     judged = row.get("judged", row["default"])
+    refused = row["default"]["termination"] == "not_memorising"
     row = {**row, "judged": judged}
     for k in BARS:
-        refused = "judged" in row and row["default"]["termination"] == "not_memorising"
         row[f"prove-{k}"] = (
             judged if refused and shows_gain(judged, k) else row["default"]
         )
@@ -77,10 +78,8 @@ def with_variants(row):
 
 
 def summary(*paths):
-    cells, methods, gains = cell_gains(paths, ("default",))
+    cells = rows_by_cell(paths, ("dataset", "model", "noise"))
     cells = {key: [with_variants(r) for r in runs] for key, runs in cells.items()}
-    from benchmarks.studies.common import gains_by_method
-
     methods = (*VARIANTS, "cleanlab")
     gains = gains_by_method(cells, methods)
 
