@@ -455,6 +455,7 @@ def run_cell(
             )
             if model.selection_ is not None:  # the held-out evidence for the labels
                 row[method].update(
+                    holdout_compared=model.selection_["compared"],
                     holdout_gain=model.selection_["gain"],
                     holdout_standard_error=model.selection_["standard_error"],
                     holdout_round=model.selection_["round"],

@@ -251,6 +251,39 @@ class HeldOutJudge:
         self._last = record
         return float(agrees.mean())
 
+    def compare_with_given(self, proba, standard_errors):
+        """Judge other models against the labels as given; nothing is recorded.
+
+        For the samples left out of the fits after a refusal
+        (``RefitRun._judged_set_aside``): `proba` holds the held-out
+        probabilities of fold models fitted without them, on the labels as
+        given, and they are chosen where their paired gain in agreement over
+        the first round's models exceeds `standard_errors` standard errors.
+
+        Returns
+        -------
+        selection : dict
+            As :meth:`verdict` gives it, with ``"compared": "set_aside"``,
+            ``"round"`` 0, ``"undone"`` and ``"weighed"`` False, and
+            ``"chosen"`` (whether those samples are left out).
+        """
+        judged = self.judged
+        agrees = proba[judged].argmax(axis=1) == self.given_labels[judged]
+        reference = self._reference["agrees"]
+        gain, standard_error = agreement_gain(agrees, reference)
+        return {
+            "compared": "set_aside",
+            "chosen": bool(gain > standard_errors * standard_error),
+            "round": 0,
+            "holdout_agreement": float(agrees.mean()),
+            "given_labels_agreement": float(reference.mean()),
+            "gain": gain,
+            "standard_error": standard_error,
+            "n_judged": int(agrees.shape[0]),
+            "undone": False,
+            "weighed": False,
+        }
+
     def _last_gain(self):
         """(gain, standard error) of the last judged refit over the first; or None."""
         last, reference = self._last, self._reference
@@ -306,6 +339,8 @@ class HeldOutJudge:
             gain, standard_error, n_judged, standard_errors
         )
         return {
+            "compared": "corrections",
+            "chosen": not undone,
             "round": last["round"],
             "holdout_agreement": float(last["agrees"].mean()),
             "given_labels_agreement": float(reference["agrees"].mean()),

@@ -59,7 +59,7 @@ from ._validation import (
     sets_warm_start,
     validate_rows,
 )
-from .correction import WORSE_STANDARD_ERRORS, relabel_weights
+from .correction import WORSE_STANDARD_ERRORS, confidence_ratio, relabel_weights
 
 # With contested="set_aside", a relabel is sure only where the new class is at
 # least twice as likely as the label (the "twice" of runner_up_ratio=0.5): the
@@ -90,6 +90,18 @@ DECIDE_EARLY = 2.0
 # once more with fold models fitted as the final fit is (weighed), and undo only
 # if those also agree clearly worse: the judged refits trained on hard labels.
 REJUDGE_WEIGHED = True
+# The refusals: the first round shows that the model cannot tell a wrong label
+# from its own error, and the labels are returned as given.
+REFUSALS = ("not_memorising", "too_weak_to_judge")
+# After a refusal, the first round's sure disputes are still left out of the
+# final fit where fold models refitted without them agree with the judged
+# samples' given labels better than the first round's by this many standard
+# errors (paired). The refused model's disputes are its own errors as often
+# as the labels', and leaving its own errors out makes it agree more with
+# itself, which under feature-dependent noise can look like a gain of a
+# standard error or two; three times the undo's bar asks for a gain that
+# chance and that bias do not give.
+SET_ASIDE_STANDARD_ERRORS = 3.0
 
 
 def sure_ratio_for(n_classes):
@@ -260,6 +272,16 @@ class RefitRun(RunPath):
                 if plc.verbose >= 2:
                     tqdm.write(round_line(corrector.history[-1], encoded.shape[0]))
         set_aside = relabel_weight = None
+        if (
+            stopped in REFUSALS
+            and plc.contested in ("auto", "set_aside")
+            and splits is not None
+            and validation is not None
+            and trusted is None
+        ):
+            set_aside, selection = self._judged_set_aside(
+                corrector, judge, estimator, X, splits, fit_params, validation
+            )
         if held_out and stopped not in LABELS_KEPT:
             if plc.contested == "set_aside":
                 set_aside = keep_every_class(corrector.contested(), corrector.labels)
@@ -289,6 +311,61 @@ class RefitRun(RunPath):
             set_aside=set_aside,
             relabel_weight=relabel_weight,
         )
+
+    def _judged_set_aside(
+        self, corrector, judge, estimator, X, splits, fit_params, validation
+    ):
+        """The first round's sure disputes, where leaving them out is clearly better.
+
+        After a refusal the labels are returned as given. The candidates are
+        the fold-trained samples whose held-out label probability in the first
+        round was at most the sure ratio of the top class's (``sure_ratio_for``).
+        The same folds are refitted without them, and they are left out of the
+        final fit only where those models agree with the judged samples' given
+        labels better than the first round's by more than
+        ``SET_ASIDE_STANDARD_ERRORS`` standard errors, paired.
+
+        Returns
+        -------
+        set_aside : ndarray of bool of shape (n_samples,) or None
+            The candidates where they are left out; None otherwise.
+        selection : dict or None
+            The comparison (``selection_``, with ``"compared": "set_aside"``);
+            None where there was no candidate or the folds could not be
+            refitted without them.
+        """
+        labels = corrector.initial_labels
+        proba = self.first_proba
+        trained = np.zeros(labels.shape[0], dtype=bool)
+        for _, test in splits:
+            trained[test] = True
+        disputed = keep_every_class(
+            trained & (confidence_ratio(proba, labels) <= sure_ratio_for(proba.shape[1])),
+            labels,
+        )
+        if not disputed.any():
+            return None, None
+        trimmed = [(fit[~disputed[fit]], test) for fit, test in splits]
+        try:
+            proba_without, _ = out_of_fold_proba(
+                estimator,
+                X,
+                labels,
+                trimmed,
+                self.classes,
+                fit_params=fit_params,
+                n_jobs=self.plc.n_jobs,
+                validation=validation,
+            )
+        except ValueError:
+            # too few samples left in a fold for the estimator (k-NN:
+            # n_neighbors): nothing to compare, the labels stay as given
+            return None, None
+        selection = judge.compare_with_given(
+            proba_without, SET_ASIDE_STANDARD_ERRORS
+        )
+        selection["n_set_aside"] = int(disputed.sum())
+        return (disputed if selection["chosen"] else None), selection
 
     def _final_model(
         self,
@@ -590,6 +667,8 @@ class RefitRun(RunPath):
             )
             proba, in_sample_proba, model_on_all = round_proba(splits)
         check_finite_proba(proba, round_index)
+        if round_index == 0:
+            self.first_proba = proba
         agreement = None if in_sample else judge.judge(proba, corrector.n_rounds)
         corrector.add_proba(proba)
         if in_sample:

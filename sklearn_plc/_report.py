@@ -42,6 +42,23 @@ def _judged(selection):
     )
 
 
+def _refused_set_aside(selection):
+    """After a refusal: whether the sure disputes were left out, and the evidence."""
+    if selection is None:
+        return ""
+    n_aside = selection["n_set_aside"]
+    if selection["chosen"]:
+        return (
+            f"; its {n_aside} sure disputes were left out of the final fit, as "
+            f"models trained without them did clearly better on the held-out "
+            f"samples: {_judged(selection)}"
+        )
+    return (
+        f"; leaving its {n_aside} sure disputes out showed no clear gain "
+        f"({_judged(selection)}), so every sample was fitted"
+    )
+
+
 def outcome_line(plc, n_changed):
     """What a fit did and why, in one line.
 
@@ -64,7 +81,7 @@ def outcome_line(plc, n_changed):
             f"(memorisation rate {evidence['rate']:.3f} ± "
             f"{evidence['standard_error']:.3f}, below min_memorisation="
             f"{plc.min_memorisation}), so its disagreements with a label are not "
-            f"evidence that the label is wrong."
+            f"evidence that the label is wrong{_refused_set_aside(selection)}."
         )
     if condition == "too_weak_to_judge":
         evidence = plc.memorisation_
@@ -74,7 +91,8 @@ def outcome_line(plc, n_changed):
             f"{evidence['out_of_fold_agreement']:.1%} (margin "
             f"{evidence['judge_margin']:+.3f} ± "
             f"{evidence['judge_margin_standard_error']:.3f}), so its disputes are "
-            f"its own errors as often as the labels'; a stronger model can judge."
+            f"its own errors as often as the labels'; a stronger model can "
+            f"judge{_refused_set_aside(selection)}."
         )
     if condition == "undone":
         return (

@@ -76,6 +76,24 @@ def test_a_verdict_without_a_bar_only_records_the_evidence():
     assert not selection["undone"] and selection["gain"] < 0
 
 
+def test_models_without_some_samples_are_chosen_above_the_bar_only():
+    judge = HeldOutJudge(GIVEN)
+    judge.judge(first_round_proba(), 0)
+    every_label = np.eye(2)[GIVEN]  # 16/16 against the first round's 14/16
+    selection = judge.compare_with_given(every_label, 1.0)
+    assert selection["compared"] == "set_aside" and selection["round"] == 0
+    assert selection["gain"] == 2 / 16 and selection["n_judged"] == 16
+    assert selection["chosen"] and not selection["undone"]
+    assert not judge.compare_with_given(every_label, 10.0)["chosen"]
+
+
+def test_comparing_models_without_some_samples_records_nothing():
+    judge = HeldOutJudge(GIVEN)
+    judge.judge(first_round_proba(), 0)
+    judge.compare_with_given(np.eye(2)[GIVEN], 1.0)
+    assert judge.verdict(1.0) is None  # still nothing judged after round 0
+
+
 def test_memorisation_counts_the_contradicted_labels_fitted_in_sample():
     held_out = np.eye(2)[1 - GIVEN]  # contradicts every label
     in_sample = np.eye(2)[GIVEN]  # fits every label

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import sklearn
 from sklearn.base import clone
+from sklearn.datasets import load_digits
 from sklearn.ensemble import (
     BaggingClassifier,
     RandomForestClassifier,
@@ -13,10 +14,12 @@ from sklearn.ensemble import (
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.naive_bayes import GaussianNB
 from sklearn.neural_network import MLPClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from sklearn_plc import PLCClassifier
+from sklearn_plc.noise import flip_labels_with_matrix, uniform_transition_matrix
 
 # The paper's algorithm, without the safeguards of the defaults (see
 # test_classifier.py).
@@ -209,6 +212,58 @@ def test_a_refused_run_sets_nothing_aside():
     plc.fit(X, y)
     assert plc.termination_condition_ == "too_weak_to_judge"
     assert not plc.set_aside_.any()
+
+
+@pytest.fixture(scope="module")
+def noisy_digits():
+    """Digits with 30% uniform noise: naive Bayes does not memorise them, and
+    leaving out the labels it surely disputes trains it clearly better."""
+    X, y = load_digits(return_X_y=True)
+    matrix = uniform_transition_matrix(10, 0.3)
+    return X, flip_labels_with_matrix(y, matrix, random_state=0)
+
+
+def test_a_refused_model_leaves_out_its_sure_disputes_when_that_is_clearly_better(
+    noisy_digits,
+):
+    X, y_noisy = noisy_digits
+    plc = PLCClassifier(GaussianNB(), random_state=0).fit(X, y_noisy)
+    assert plc.termination_condition_ == "not_memorising"
+    np.testing.assert_array_equal(plc.labels_, y_noisy)
+    selection = plc.selection_
+    assert selection["compared"] == "set_aside" and selection["chosen"]
+    assert selection["gain"] > 3 * selection["standard_error"]
+    assert plc.set_aside_.sum() == selection["n_set_aside"] > 0
+    assert plc.estimator_.class_count_.sum() == len(X) - plc.set_aside_.sum()
+
+
+def test_the_judging_samples_are_never_left_out_after_a_refusal(noisy_digits):
+    X, y_noisy = noisy_digits
+    plc = PLCClassifier(GaussianNB(), random_state=0).fit(X, y_noisy)
+    assert plc.set_aside_.any()
+    assert not plc.set_aside_[plc.validation_indices_].any()
+
+
+def test_a_refused_model_fits_every_sample_without_a_clear_gain(
+    noisy_digits, monkeypatch
+):
+    monkeypatch.setattr("sklearn_plc._refit_run.SET_ASIDE_STANDARD_ERRORS", 1e9)
+    X, y_noisy = noisy_digits
+    plc = PLCClassifier(GaussianNB(), random_state=0).fit(X, y_noisy)
+    assert plc.selection_["compared"] == "set_aside"
+    assert not plc.selection_["chosen"] and not plc.set_aside_.any()
+    assert plc.estimator_.class_count_.sum() == len(X)
+
+
+@pytest.mark.parametrize("contested", ["keep", "weigh"])
+def test_only_contested_auto_and_set_aside_leave_out_a_refused_models_disputes(
+    noisy_digits, contested
+):
+    X, y_noisy = noisy_digits
+    plc = PLCClassifier(GaussianNB(), contested=contested, random_state=0)
+    plc.fit(X, y_noisy)
+    assert plc.termination_condition_ == "not_memorising"
+    assert plc.selection_ is None and not plc.set_aside_.any()
 
 
 def test_an_undo_is_logged_so_history_and_corrections_agree_with_labels(
@@ -811,11 +866,14 @@ def test_nothing_is_weighed_when_the_labels_are_kept(noisy_blobs):
     assert (plc.relabel_weight_ == 1).all()
 
 
-def test_nothing_is_set_aside_when_the_labels_are_kept(noisy_blobs):
+def test_nothing_is_set_aside_when_kept_labels_show_no_clear_gain_without_any(
+    noisy_blobs,
+):
     plc = PLCClassifier(
         LogisticRegression(max_iter=1000), contested="set_aside", random_state=0
     ).fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.termination_condition_ == "not_memorising"
+    assert not plc.selection_["chosen"]
     assert not plc.set_aside_.any()
 
 

@@ -1,10 +1,13 @@
 """What ``verbose`` says: an honest progress bar, per-round lines, one outcome line."""
 
 import numpy as np
+from sklearn.datasets import load_digits
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
+from sklearn.naive_bayes import GaussianNB
 
 from sklearn_plc import PLCClassifier
+from sklearn_plc.noise import flip_labels_with_matrix, uniform_transition_matrix
 
 
 def forest():
@@ -22,6 +25,18 @@ def test_verbose_says_in_one_line_why_the_labels_were_kept(noisy_blobs, capsys):
     out = capsys.readouterr().out.strip().splitlines()
     assert len(out) == 1
     assert "kept the labels as given" in out[0] and "does not memorise" in out[0]
+
+
+def test_verbose_says_when_a_refused_models_disputes_were_left_out(capsys):
+    X, y = load_digits(return_X_y=True)
+    y_noisy = flip_labels_with_matrix(
+        y, uniform_transition_matrix(10, 0.3), random_state=0
+    )
+    plc = PLCClassifier(GaussianNB(), verbose=1, random_state=0).fit(X, y_noisy)
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    assert "does not memorise" in line
+    assert f"its {plc.set_aside_.sum()} sure disputes were left out" in line
+    assert f"{plc.selection_['gain']:+.3f}" in line
 
 
 def test_verbose_says_when_corrections_were_undone_and_the_evidence(
