@@ -44,6 +44,14 @@ def make_splits(cv, X, encoded, rng, groups, train=None):
     return [(train[fit], train[test]) for fit, test in folds]
 
 
+def splits_without(splits, left_out):
+    """The folds with the `left_out` samples (a mask) taken out of their fits.
+
+    Each fold's test part is unchanged, so every sample is still predicted.
+    """
+    return [(fit[~left_out[fit]], test) for fit, test in splits]
+
+
 def class_columns(proba, columns, n_classes):
     """Place the columns of `proba` (for classes `columns`) into an n × k matrix.
 

@@ -42,6 +42,7 @@ from ._out_of_fold import (
     out_of_fold_proba,
     per_sample_params,
     proba_per_class,
+    splits_without,
 )
 from ._parallel import data_sent_once
 from ._params import pass_params
@@ -90,17 +91,14 @@ DECIDE_EARLY = 2.0
 # once more with fold models fitted as the final fit is (weighed), and undo only
 # if those also agree clearly worse: the judged refits trained on hard labels.
 REJUDGE_WEIGHED = True
-# The refusals: the first round shows that the model cannot tell a wrong label
-# from its own error, and the labels are returned as given.
-REFUSALS = ("not_memorising", "too_weak_to_judge")
-# After a refusal, the first round's sure disputes are still left out of the
-# final fit where fold models refitted without them agree with the judged
-# samples' given labels better than the first round's by this many standard
-# errors (paired). The refused model's disputes are its own errors as often
-# as the labels', and leaving its own errors out makes it agree more with
-# itself, which under feature-dependent noise can look like a gain of a
-# standard error or two; three times the undo's bar asks for a gain that
-# chance and that bias do not give.
+# Where the model does not memorise, its first round's sure disputes are still
+# left out of the final fit if fold models refitted without them agree with the
+# judged samples' given labels better than the first round's by this many
+# standard errors (paired). Leaving a model's own errors out makes it agree
+# more with itself, which under feature-dependent noise can look like a gain of
+# a standard error or two; three times the undo's bar asks for a gain that
+# chance and that bias do not give. A model too weak to judge is not asked:
+# its sure disputes are its own errors as often as the labels'.
 SET_ASIDE_STANDARD_ERRORS = 3.0
 
 
@@ -273,7 +271,7 @@ class RefitRun(RunPath):
                     tqdm.write(round_line(corrector.history[-1], encoded.shape[0]))
         set_aside = relabel_weight = None
         if (
-            stopped in REFUSALS
+            stopped == "not_memorising"
             and plc.contested in ("auto", "set_aside")
             and splits is not None
             and validation is not None
@@ -317,9 +315,10 @@ class RefitRun(RunPath):
     ):
         """The first round's sure disputes, where leaving them out is clearly better.
 
-        After a refusal the labels are returned as given. The candidates are
-        the fold-trained samples whose held-out label probability in the first
-        round was at most the sure ratio of the top class's (``sure_ratio_for``).
+        A model that does not memorise keeps the labels as given. The candidates
+        are the fold-trained samples whose held-out label probability in the
+        first round was at most the sure ratio of the top class's
+        (``sure_ratio_for``).
         The same folds are refitted without them, and they are left out of the
         final fit only where those models agree with the judged samples' given
         labels better than the first round's by more than
@@ -339,19 +338,16 @@ class RefitRun(RunPath):
         trained = np.zeros(labels.shape[0], dtype=bool)
         for _, test in splits:
             trained[test] = True
-        disputed = keep_every_class(
-            trained & (confidence_ratio(proba, labels) <= sure_ratio_for(proba.shape[1])),
-            labels,
-        )
+        sure = confidence_ratio(proba, labels) <= sure_ratio_for(proba.shape[1])
+        disputed = keep_every_class(trained & sure, labels)
         if not disputed.any():
             return None, None
-        trimmed = [(fit[~disputed[fit]], test) for fit, test in splits]
         try:
             proba_without, _ = out_of_fold_proba(
                 estimator,
                 X,
                 labels,
-                trimmed,
+                splits_without(splits, disputed),
                 self.classes,
                 fit_params=fit_params,
                 n_jobs=self.plc.n_jobs,
@@ -361,9 +357,7 @@ class RefitRun(RunPath):
             # too few samples left in a fold for the estimator (k-NN:
             # n_neighbors): nothing to compare, the labels stay as given
             return None, None
-        selection = judge.compare_with_given(
-            proba_without, SET_ASIDE_STANDARD_ERRORS
-        )
+        selection = judge.compare_with_given(proba_without, SET_ASIDE_STANDARD_ERRORS)
         selection["n_set_aside"] = int(disputed.sum())
         return (disputed if selection["chosen"] else None), selection
 
@@ -646,7 +640,7 @@ class RefitRun(RunPath):
             # an unweighted fold model would take a doubtful label at full weight,
             # and its next predictions would confirm it (k-NN: it votes)
             left_out = keep_every_class(unweighed_set_aside(corrector), labels)
-            round_splits = [(fit[~left_out[fit]], test) for fit, test in splits]
+            round_splits = splits_without(splits, left_out)
         round_proba = functools.partial(
             self._round_proba,
             self.model if in_sample else estimator,

@@ -43,7 +43,7 @@ def _judged(selection):
 
 
 def _refused_set_aside(selection):
-    """After a refusal: whether the sure disputes were left out, and the evidence."""
+    """Whether a non-memorising model's sure disputes were left out, and why."""
     if selection is None:
         return ""
     n_aside = selection["n_set_aside"]
@@ -91,8 +91,7 @@ def outcome_line(plc, n_changed):
             f"{evidence['out_of_fold_agreement']:.1%} (margin "
             f"{evidence['judge_margin']:+.3f} ± "
             f"{evidence['judge_margin_standard_error']:.3f}), so its disputes are "
-            f"its own errors as often as the labels'; a stronger model can "
-            f"judge{_refused_set_aside(selection)}."
+            f"its own errors as often as the labels'; a stronger model can judge."
         )
     if condition == "undone":
         return (

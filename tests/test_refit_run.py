@@ -211,6 +211,7 @@ def test_a_refused_run_sets_nothing_aside():
     )
     plc.fit(X, y)
     assert plc.termination_condition_ == "too_weak_to_judge"
+    assert plc.selection_ is None  # its disputes are not even compared
     assert not plc.set_aside_.any()
 
 
@@ -223,7 +224,7 @@ def noisy_digits():
     return X, flip_labels_with_matrix(y, matrix, random_state=0)
 
 
-def test_a_refused_model_leaves_out_its_sure_disputes_when_that_is_clearly_better(
+def test_a_model_that_does_not_memorise_leaves_out_its_sure_disputes_if_clearly_better(
     noisy_digits,
 ):
     X, y_noisy = noisy_digits
@@ -237,14 +238,14 @@ def test_a_refused_model_leaves_out_its_sure_disputes_when_that_is_clearly_bette
     assert plc.estimator_.class_count_.sum() == len(X) - plc.set_aside_.sum()
 
 
-def test_the_judging_samples_are_never_left_out_after_a_refusal(noisy_digits):
+def test_the_judging_samples_are_never_left_out_with_the_sure_disputes(noisy_digits):
     X, y_noisy = noisy_digits
     plc = PLCClassifier(GaussianNB(), random_state=0).fit(X, y_noisy)
     assert plc.set_aside_.any()
     assert not plc.set_aside_[plc.validation_indices_].any()
 
 
-def test_a_refused_model_fits_every_sample_without_a_clear_gain(
+def test_a_model_that_does_not_memorise_fits_every_sample_without_a_clear_gain(
     noisy_digits, monkeypatch
 ):
     monkeypatch.setattr("sklearn_plc._refit_run.SET_ASIDE_STANDARD_ERRORS", 1e9)
@@ -256,7 +257,7 @@ def test_a_refused_model_fits_every_sample_without_a_clear_gain(
 
 
 @pytest.mark.parametrize("contested", ["keep", "weigh"])
-def test_only_contested_auto_and_set_aside_leave_out_a_refused_models_disputes(
+def test_only_contested_auto_and_set_aside_leave_out_the_sure_disputes(
     noisy_digits, contested
 ):
     X, y_noisy = noisy_digits

@@ -27,7 +27,7 @@ def test_verbose_says_in_one_line_why_the_labels_were_kept(noisy_blobs, capsys):
     assert "kept the labels as given" in out[0] and "does not memorise" in out[0]
 
 
-def test_verbose_says_when_a_refused_models_disputes_were_left_out(capsys):
+def test_verbose_says_when_the_sure_disputes_were_left_out(capsys):
     X, y = load_digits(return_X_y=True)
     y_noisy = flip_labels_with_matrix(
         y, uniform_transition_matrix(10, 0.3), random_state=0

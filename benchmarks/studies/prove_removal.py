@@ -154,7 +154,7 @@ def run_job(dataset, model, noise, seed, check):
 
 
 def removal_variant(row, name, k):
-    """The run of ``NAME-k``: removal where its gain clears `k` SEs, else the library's."""
+    """``NAME-k``'s run: removal where its gain clears `k` SEs, else the library's."""
     entry = row.get(name)
     if entry is None or "acc" not in entry or not entry["gain"] > k * entry["se"]:
         return row["default"]
@@ -219,7 +219,10 @@ def summary(*paths):
     runs = [r for rs in cells.values() for r in rs]
     for name in CANDIDATES:
         pairs = [
-            (r[name]["gain"] / r[name]["se"], 100 * (r[name]["acc"] - r["default"]["acc"]))
+            (
+                r[name]["gain"] / r[name]["se"],
+                100 * (r[name]["acc"] - r["default"]["acc"]),
+            )
             for r in runs
             if name in r and "acc" in r[name] and r[name]["se"] > 0
         ]
