@@ -241,14 +241,14 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         the top class's probability, a third in two classes; more by over one
         standard error, ``memorisation_["judge_margin"]``), whose disputes are
         its own errors as often as the labels'
-        (``termination_condition_ == "too_weak_to_judge"``). A refused model
-        relabels nothing, but with ``"cv"`` and ``contested="auto"`` or
-        ``"set_aside"`` its sure disputes are left out of the final fit when
-        fold models fitted without them agree clearly better (three standard
-        errors) with held-out given labels (``selection_``, ``set_aside_``):
-        removal needs only that a label is doubtful, not that the model knows
-        the right class. 0 skips both tests and corrects whatever the model, as
-        the paper does.
+        (``termination_condition_ == "too_weak_to_judge"``). A model that
+        does not memorise relabels nothing, but with ``"cv"`` and
+        ``contested="auto"`` or ``"set_aside"`` its sure disputes are left out
+        of the final fit when fold models fitted without them agree clearly
+        better (three standard errors) with held-out given labels
+        (``selection_``, ``set_aside_``): removal needs only that a label is
+        doubtful, not that the model knows the right class. 0 skips both tests
+        and corrects whatever the model, as the paper does.
 
     revert_if_worse : bool, default=True
         Undo every correction when the models trained on the corrected labels
@@ -293,10 +293,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         label (in two classes, at a margin of one half) and leave the other
         disputed samples out of the final fit (``set_aside_``); it costs on
         very small data and with many classes. ``"cv"`` and ``"oob"`` only.
-        Where ``min_memorisation`` refuses the model, ``"auto"`` and
-        ``"set_aside"`` may still leave its sure disputes out of the final
-        fit, on clear held-out evidence (see ``min_memorisation``);
-        ``"keep"`` and ``"weigh"`` then fit every sample.
+        Where the model does not memorise (``min_memorisation``), ``"auto"``
+        and ``"set_aside"`` may still leave its sure disputes out of the final
+        fit, on clear held-out evidence; ``"keep"`` and ``"weigh"`` then fit
+        every sample.
 
     final_fit : bool, default=True
         Fit ``estimator_`` on the corrected labels after the loop (a net's run
@@ -374,9 +374,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         model does not memorise them (``memorisation_``);
         ``"too_weak_to_judge"``: the labels are returned as given because the
         model surely disputes more of them than it confirms
-        (``memorisation_["judge_margin"]``); after either, the sure disputes
-        may be left out of the final fit (``selection_["chosen"]``,
-        ``set_aside_``); ``"undone"``: the
+        (``memorisation_["judge_margin"]``); after ``"not_memorising"`` the
+        sure disputes may be left out of the final fit
+        (``selection_["chosen"]``, ``set_aside_``); ``"undone"``: the
         corrections trained worse models on held-out samples and were undone
         (``selection_["undone"]``); ``"max_epochs"``: a net ran its
         ``max_epochs``, a ``partial_fit`` run its learner's ``max_iter``;
@@ -408,8 +408,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     set_aside_ : ndarray of bool of shape (n_samples,)
         The samples left out of the final fit as doubtful (see ``contested``:
         ``"set_aside"``, or ``"auto"`` with an estimator that takes no sample
-        weights; after a refusal, the sure disputes that ``selection_`` chose
-        to leave out); all False when none were.
+        weights; where the model does not memorise, the sure disputes that
+        ``selection_`` chose to leave out); all False when none were.
 
     relabel_weight_ : ndarray of float of shape (n_samples,)
         The weight of each sample's label (``labels_``) in the final fit; where
@@ -419,18 +419,18 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     selection_ : dict or None
         The held-out comparison that chose what the final fit trained on
         (``"cv"`` or ``"oob"``). ``"compared"``: ``"corrections"`` (the
-        corrected labels against the labels as given) or, after a refusal,
-        ``"set_aside"`` (the labels as given without the first round's sure
-        disputes, ``"n_set_aside"`` of them, against every sample; ``"cv"``
-        only). ``"round"`` and ``"holdout_agreement"`` of the compared
-        labels' models, ``"given_labels_agreement"``, the paired ``"gain"``
-        of the first over the second with its ``"standard_error"``,
-        ``"n_judged"``, ``"chosen"`` (whether the final fit trained on the
-        compared labels), ``"undone"`` (whether ``revert_if_worse`` undid the
-        corrections for this evidence, returning the labels as given), and
-        ``"weighed"`` (the evidence comes from fold models that weighed the
-        relabels as the final fit does; see ``revert_if_worse``). None when
-        nothing was compared.
+        corrected labels against the labels as given) or, where the model does
+        not memorise, ``"set_aside"`` (the labels as given without the first
+        round's sure disputes, ``"n_set_aside"`` of them, against every
+        sample; ``"cv"`` only). ``"round"`` and ``"holdout_agreement"`` of
+        the compared labels' models, ``"given_labels_agreement"``, the paired
+        ``"gain"`` of the first over the second with its
+        ``"standard_error"``, ``"n_judged"``, ``"chosen"`` (whether the final
+        fit trained on the compared labels), ``"undone"`` (whether
+        ``revert_if_worse`` undid the corrections for this evidence,
+        returning the labels as given), and ``"weighed"`` (the evidence comes
+        from fold models that weighed the relabels as the final fit does; see
+        ``revert_if_worse``). None when nothing was compared.
 
     recorded_bytes_ : int
         Nets only: the largest memory held by the recorded outputs
