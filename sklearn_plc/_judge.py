@@ -243,13 +243,17 @@ class HeldOutJudge:
         agreement : float
             Share of the judged samples predicted as their given label.
         """
-        judged = self.judged
-        agrees = proba[judged].argmax(axis=1) == self.given_labels[judged]
+        agrees = self._agrees(proba)
         record = {"round": round_index, "agrees": agrees, "weighed": weighed}
         if self._reference is None:
             self._reference = record
         self._last = record
         return float(agrees.mean())
+
+    def _agrees(self, proba):
+        """Per judged sample, whether `proba`'s top class is its given label."""
+        judged = self.judged
+        return proba[judged].argmax(axis=1) == self.given_labels[judged]
 
     def compare_with_given(self, proba, standard_errors):
         """Judge other models against the labels as given; nothing is recorded.
@@ -267,8 +271,7 @@ class HeldOutJudge:
             ``"round"`` 0, ``"undone"`` and ``"weighed"`` False, and
             ``"chosen"`` (whether those samples are left out).
         """
-        judged = self.judged
-        agrees = proba[judged].argmax(axis=1) == self.given_labels[judged]
+        agrees = self._agrees(proba)
         reference = self._reference["agrees"]
         gain, standard_error = agreement_gain(agrees, reference)
         return {

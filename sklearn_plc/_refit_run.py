@@ -334,10 +334,9 @@ class RefitRun(RunPath):
             refitted without them.
         """
         labels = corrector.initial_labels
-        proba = self.first_proba
-        trained = np.zeros(labels.shape[0], dtype=bool)
-        for _, test in splits:
-            trained[test] = True
+        (proba,) = corrector.recorded  # the refusal ends the run after round 0
+        trained = np.ones(labels.shape[0], dtype=bool)
+        trained[validation] = False
         sure = confidence_ratio(proba, labels) <= sure_ratio_for(proba.shape[1])
         disputed = keep_every_class(trained & sure, labels)
         if not disputed.any():
@@ -661,8 +660,6 @@ class RefitRun(RunPath):
             )
             proba, in_sample_proba, model_on_all = round_proba(splits)
         check_finite_proba(proba, round_index)
-        if round_index == 0:
-            self.first_proba = proba
         agreement = None if in_sample else judge.judge(proba, corrector.n_rounds)
         corrector.add_proba(proba)
         if in_sample:
