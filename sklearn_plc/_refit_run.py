@@ -315,19 +315,21 @@ class RefitRun(RunPath):
     ):
         """The first round's sure disputes, where leaving them out is clearly better.
 
-        A model that does not memorise keeps the labels as given. The candidates
-        are the fold-trained samples whose held-out label probability in the
-        first round was at most the sure ratio of the top class's
-        (``sure_ratio_for``).
-        The same folds are refitted without them, and they are left out of the
-        final fit only where those models agree with the judged samples' given
-        labels better than the first round's by more than
-        ``SET_ASIDE_STANDARD_ERRORS`` standard errors, paired.
+        A model that does not memorise keeps the labels as given. Its sure
+        disputes are the samples whose held-out label probability in the first
+        round was at most the sure ratio of the top class's
+        (``sure_ratio_for``). The same folds are refitted without the
+        fold-trained ones, and where those models agree with the judged
+        samples' given labels better than the first round's by more than
+        ``SET_ASIDE_STANDARD_ERRORS`` standard errors, paired, every sure
+        dispute is left out of the final fit: the judged ones too, whose
+        probabilities come from the same fold models, held out as well (the
+        comparison tests the rule, not the particular samples).
 
         Returns
         -------
         set_aside : ndarray of bool of shape (n_samples,) or None
-            The candidates where they are left out; None otherwise.
+            The sure disputes where they are left out; None otherwise.
         selection : dict or None
             The comparison (``selection_``, with ``"compared": "set_aside"``);
             None where there was no candidate or the folds could not be
@@ -357,8 +359,9 @@ class RefitRun(RunPath):
             # n_neighbors): nothing to compare, the labels stay as given
             return None, None
         selection = judge.compare_with_given(proba_without, SET_ASIDE_STANDARD_ERRORS)
-        selection["n_set_aside"] = int(disputed.sum())
-        return (disputed if selection["chosen"] else None), selection
+        set_aside = keep_every_class(sure, labels)
+        selection["n_set_aside"] = int(set_aside.sum())
+        return (set_aside if selection["chosen"] else None), selection
 
     def _final_model(
         self,

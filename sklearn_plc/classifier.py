@@ -421,16 +421,17 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         (``"cv"`` or ``"oob"``). ``"compared"``: ``"corrections"`` (the
         corrected labels against the labels as given) or, where the model does
         not memorise, ``"set_aside"`` (the labels as given without the first
-        round's sure disputes, ``"n_set_aside"`` of them, against every
-        sample; ``"cv"`` only). ``"round"`` and ``"holdout_agreement"`` of
-        the compared labels' models, ``"given_labels_agreement"``, the paired
-        ``"gain"`` of the first over the second with its
-        ``"standard_error"``, ``"n_judged"``, ``"chosen"`` (whether the final
-        fit trained on the compared labels), ``"undone"`` (whether
-        ``revert_if_worse`` undid the corrections for this evidence,
-        returning the labels as given), and ``"weighed"`` (the evidence comes
-        from fold models that weighed the relabels as the final fit does; see
-        ``revert_if_worse``). None when nothing was compared.
+        round's sure disputes, against every sample; ``"cv"`` only: the fold
+        fits leave out the fold-trained ones, and where chosen the final fit
+        all ``"n_set_aside"`` of them, the judging samples' too).
+        ``"round"`` and ``"holdout_agreement"`` of the compared labels'
+        models, ``"given_labels_agreement"``, the paired ``"gain"`` of the
+        first over the second with its ``"standard_error"``, ``"n_judged"``,
+        ``"chosen"`` (whether the final fit trained on the compared labels),
+        ``"undone"`` (whether ``revert_if_worse`` undid the corrections for
+        this evidence, returning the labels as given), and ``"weighed"`` (the
+        evidence comes from fold models that weighed the relabels as the final
+        fit does; see ``revert_if_worse``). None when nothing was compared.
 
     recorded_bytes_ : int
         Nets only: the largest memory held by the recorded outputs
