@@ -3,7 +3,8 @@
 With ``contested="auto"`` or ``"weigh"``, a relabel is fitted on both its labels
 by weight (:func:`weighed_fit`); where the estimator takes no sample weights, the
 doubtful samples are left out instead (:func:`unweighed_set_aside`); a set-aside
-never empties a class (:func:`keep_every_class`). Before an undo, the same folds
+never empties a class (:func:`keep_every_class`); :func:`fit_final_model` fits
+the final model accordingly. Before an undo, the same folds
 the run was judged on are fitted as the final fit weighs
 (:func:`weighed_out_of_fold_proba`), so that the verdict is about the model that
 ships.
@@ -12,6 +13,7 @@ ships.
 import warnings
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.utils import _safe_indexing
 
 from ._out_of_fold import fit_on_indices, out_of_fold_proba, per_sample_params
@@ -45,14 +47,14 @@ def unweighed_set_aside(corrector):
     return corrector.contested() | (corrector.labels != corrector.initial_labels)
 
 
-def warn_fitted_on_every_sample(estimator, n_left_out, contested, error):
+def warn_fitted_on_every_sample(estimator, n_left_out, contested, error, stacklevel=4):
     """Warn that a fit without the doubtful samples failed and took them all."""
     warnings.warn(
         f"{type(estimator).__name__} could not be fitted without the {n_left_out} "
         f"doubtful samples that contested={contested!r} leaves out ({error}), so "
         f"that fit used every sample. With this little data, use contested='keep'.",
         UserWarning,
-        stacklevel=4,
+        stacklevel=stacklevel,
     )
 
 
@@ -78,6 +80,52 @@ def weighed_fit(model, X, labels, given_labels, relabel_weight, classes, params,
         classes,
         params,
     )
+
+
+def fit_final_model(
+    final,
+    estimator,
+    X,
+    labels,
+    classes,
+    fit_params,
+    *,
+    set_aside,
+    relabel_weight,
+    given_labels,
+    key,
+    contested,
+):
+    """Fit `final` (an unfitted clone, or the continuing model) as the run ends.
+
+    With `relabel_weight` (some below 1), every sample is fitted and a relabel
+    on both its labels (:func:`weighed_fit`, weights to the fit keyword `key`).
+    Otherwise the `set_aside` samples are left out; where the estimator cannot
+    be fitted on the rest (k-NN: fewer samples than ``n_neighbors``), it warns
+    and fits a fresh clone of `estimator` on every sample, and clears
+    `set_aside` in place (the run's own array, so ``set_aside_`` follows).
+    """
+    if relabel_weight is not None:
+        return weighed_fit(
+            final, X, labels, given_labels, relabel_weight, classes, fit_params, key
+        )
+    if set_aside is not None and set_aside.any():
+        kept = np.flatnonzero(~set_aside)
+        try:
+            return fit_on_indices(
+                final,
+                _safe_indexing(X, kept),
+                labels[kept],
+                classes,
+                per_sample_params(fit_params, kept, labels.shape[0]),
+            )
+        except ValueError as error:
+            warn_fitted_on_every_sample(
+                estimator, int(set_aside.sum()), contested, error, stacklevel=5
+            )
+            set_aside[:] = False
+            final = clone(estimator)
+    return fit_on_indices(final, X, labels, classes, fit_params)
 
 
 def weighed_out_of_fold_proba(

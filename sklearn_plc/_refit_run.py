@@ -16,16 +16,16 @@ import numpy as np
 from sklearn import get_config
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import _safe_indexing, check_random_state
+from sklearn.utils import check_random_state
 from sklearn.utils.metadata_routing import process_routing
 from tqdm.auto import tqdm
 
 from ._corrector import LabelCorrector
 from ._final_fit import (
+    fit_final_model,
     keep_every_class,
     unweighed_set_aside,
     warn_fitted_on_every_sample,
-    weighed_fit,
     weighed_out_of_fold_proba,
 )
 from ._judge import (
@@ -40,7 +40,6 @@ from ._out_of_fold import (
     make_splits,
     out_of_bag_proba,
     out_of_fold_proba,
-    per_sample_params,
     proba_per_class,
     splits_without,
 )
@@ -389,37 +388,19 @@ class RefitRun(RunPath):
             and not weighed
         )
         if self.plc.final_fit and not model_is_current:
-            final = model if self.continuing else clone(estimator)
-            if weighed:
-                return weighed_fit(
-                    final,
-                    X,
-                    labels,
-                    given_labels,
-                    relabel_weight,
-                    self.classes,
-                    fit_params,
-                    self.weight_key,
-                )
-            if set_aside is not None and set_aside.any():
-                kept = np.flatnonzero(~set_aside)
-                try:
-                    return fit_on_indices(
-                        final,
-                        _safe_indexing(X, kept),
-                        labels[kept],
-                        self.classes,
-                        per_sample_params(fit_params, kept, labels.shape[0]),
-                    )
-                except ValueError as error:
-                    # too few samples left for the estimator (k-NN: n_neighbors);
-                    # set_aside is this run's own array, so set_aside_ follows
-                    warn_fitted_on_every_sample(
-                        estimator, int(set_aside.sum()), self.plc.contested, error
-                    )
-                    set_aside[:] = False
-                    final = clone(estimator)
-            return fit_on_indices(final, X, labels, self.classes, fit_params)
+            return fit_final_model(
+                model if self.continuing else clone(estimator),
+                estimator,
+                X,
+                labels,
+                self.classes,
+                fit_params,
+                set_aside=set_aside,
+                relabel_weight=relabel_weight if weighed else None,
+                given_labels=given_labels,
+                key=self.weight_key,
+                contested=self.plc.contested,
+            )
         if model_is_current or self.confidence != "cv":
             return model
         return None
