@@ -16,7 +16,12 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils import _safe_indexing
 
-from ._out_of_fold import fit_on_indices, out_of_fold_proba, per_sample_params
+from ._out_of_fold import (
+    fit_fold,
+    fit_on_indices,
+    out_of_fold_proba,
+    per_sample_params,
+)
 
 
 def keep_every_class(set_aside, labels):
@@ -110,15 +115,9 @@ def fit_final_model(
             final, X, labels, given_labels, relabel_weight, classes, fit_params, key
         )
     if set_aside is not None and set_aside.any():
-        kept = np.flatnonzero(~set_aside)
         try:
-            return fit_on_indices(
-                final,
-                _safe_indexing(X, kept),
-                labels[kept],
-                classes,
-                per_sample_params(fit_params, kept, labels.shape[0]),
-            )
+            kept = np.flatnonzero(~set_aside)
+            return fit_fold(final, X, labels, kept, classes, fit_params)
         except ValueError as error:
             warn_fitted_on_every_sample(
                 estimator, int(set_aside.sum()), contested, error, stacklevel=5
