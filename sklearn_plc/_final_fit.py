@@ -115,8 +115,8 @@ def fit_final_model(
             final, X, labels, given_labels, relabel_weight, classes, fit_params, key
         )
     if set_aside is not None and set_aside.any():
+        kept = np.flatnonzero(~set_aside)
         try:
-            kept = np.flatnonzero(~set_aside)
             return fit_fold(final, X, labels, kept, classes, fit_params)
         except ValueError as error:
             warn_fitted_on_every_sample(
