@@ -23,8 +23,11 @@ from tqdm.auto import tqdm
 
 SEEDS = (100, 101, 102)
 NOISES = ("I-35", "III-35", "U30")
-# termination_condition_ values of runs that return the labels as given (and
-# "labels_kept", their one name before 0.1.0)
+# termination_condition_ values of runs that return the labels as given and
+# fit every sample but a non-memorising model's sure disputes ("labels_kept":
+# their one name before 0.1.0). "corrections_contested" runs also return the
+# labels as given, but after a whole correction run and with confident
+# learning's disputes left out: they count as corrected runs, cost included.
 KEPT = ("not_memorising", "too_weak_to_judge", "undone", "labels_kept")
 
 

@@ -59,7 +59,12 @@ from ._validation import (
     sets_warm_start,
     validate_rows,
 )
-from .correction import WORSE_STANDARD_ERRORS, confidence_ratio, relabel_weights
+from .correction import (
+    WORSE_STANDARD_ERRORS,
+    confidence_ratio,
+    confident_label_issues,
+    relabel_weights,
+)
 
 # With contested="set_aside", a relabel is sure only where the new class is at
 # least twice as likely as the label (the "twice" of runner_up_ratio=0.5): the
@@ -99,6 +104,13 @@ REJUDGE_WEIGHED = True
 # chance and that bias do not give. A model too weak to judge is not asked:
 # its sure disputes are its own errors as often as the labels'.
 SET_ASIDE_STANDARD_ERRORS = 3.0
+# Where the judged corrections agree with the held-out given labels less than
+# the labels as given do, but not clearly less (no undo), the corrections as a
+# whole are contested: the labels are kept as given, and the samples that
+# confident learning disputes on out-of-fold probabilities of fresh folds of
+# every sample (this many) are left out of the final fit instead. None: keep
+# the corrections.
+CONTESTED_FOLDS = 5
 
 
 def sure_ratio_for(n_classes):
@@ -270,6 +282,22 @@ class RefitRun(RunPath):
                     tqdm.write(round_line(corrector.history[-1], encoded.shape[0]))
         set_aside = relabel_weight = None
         if (
+            CONTESTED_FOLDS is not None
+            and selection is not None
+            and not selection["undone"]
+            and selection["gain"] < 0
+            and stopped not in LABELS_KEPT
+            and plc.contested == "auto"
+            and held_out
+            and trusted is None
+        ):
+            set_aside = self._contested_set_aside(
+                estimator, X, encoded, fit_params, rng
+            )
+            if set_aside is not None:
+                corrector.restore_given_labels()
+                stopped = "corrections_contested"
+        if (
             stopped == "not_memorising"
             and plc.contested in ("auto", "set_aside")
             and splits is not None
@@ -279,14 +307,17 @@ class RefitRun(RunPath):
             set_aside, selection = self._judged_set_aside(
                 corrector, judge, estimator, X, splits, fit_params, validation
             )
-        if held_out and stopped not in LABELS_KEPT:
+        if held_out and stopped not in (*LABELS_KEPT, "corrections_contested"):
             if plc.contested == "set_aside":
                 set_aside = keep_every_class(corrector.contested(), corrector.labels)
             elif self._leaves_out_doubtful():
                 set_aside = keep_every_class(
                     unweighed_set_aside(corrector), corrector.labels
                 )
-        if self.weight_key is not None and stopped not in LABELS_KEPT:
+        if self.weight_key is not None and stopped not in (
+            *LABELS_KEPT,
+            "corrections_contested",
+        ):
             relabel_weight = relabel_weights(
                 corrector.pass_proba(), corrector.initial_labels, corrector.labels
             )
@@ -308,6 +339,43 @@ class RefitRun(RunPath):
             set_aside=set_aside,
             relabel_weight=relabel_weight,
         )
+
+    def _contested_set_aside(self, estimator, X, encoded, fit_params, rng):
+        """The given labels that confident learning disputes, on fresh models.
+
+        Held-out probabilities of every sample on the labels as given: out of
+        fold from ``CONTESTED_FOLDS`` new stratified folds (a ``cv`` splitter
+        as given), or out of bag from one new ensemble fitted on every sample.
+        None where they cannot be fitted.
+        """
+        plc = self.plc
+        cv = CONTESTED_FOLDS if isinstance(plc.cv, Integral) else plc.cv
+        try:
+            if self.confidence == "oob":
+                proba, _ = out_of_bag_proba(
+                    estimator,
+                    X,
+                    encoded,
+                    self.classes,
+                    fit_params=fit_params,
+                    in_sample=False,
+                    n_jobs=plc.n_jobs,
+                )
+            elif self.groups is not None and isinstance(cv, Integral):
+                return None
+            else:
+                proba, _ = out_of_fold_proba(
+                    estimator,
+                    X,
+                    encoded,
+                    make_splits(cv, X, encoded, rng, self.groups),
+                    self.classes,
+                    fit_params=fit_params,
+                    n_jobs=plc.n_jobs,
+                )
+        except ValueError:
+            return None
+        return keep_every_class(confident_label_issues(proba, encoded), encoded)
 
     def _judged_set_aside(
         self, corrector, judge, estimator, X, splits, fit_params, validation

@@ -99,6 +99,14 @@ def outcome_line(plc, n_changed):
             f"given: models trained on the corrected labels did worse on the "
             f"held-out samples: {_judged(selection)}."
         )
+    if condition == "corrections_contested":
+        return (
+            f"PLC set its corrections aside after {rounds} and kept the labels as "
+            f"given, leaving out of the final fit the "
+            f"{int(plc.set_aside_.sum())} that confident learning disputes on "
+            f"new held-out models: models trained on the corrected labels did no "
+            f"better on the held-out samples: {_judged(selection)}."
+        )
     changed = f"{n_changed} of {n_samples} labels changed"
     if plc.set_aside_.any():
         n_aside = int(plc.set_aside_.sum())

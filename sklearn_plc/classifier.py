@@ -296,7 +296,16 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Where the model does not memorise (``min_memorisation``), ``"auto"``
         and ``"set_aside"`` may still leave its sure disputes out of the final
         fit, on clear held-out evidence; ``"keep"`` and ``"weigh"`` then fit
-        every sample.
+        every sample. Where models trained on the corrected labels agree with
+        the held-out samples' labels less than models trained on the labels as
+        given, but not clearly enough to undo (``revert_if_worse``), the
+        corrections as a whole are contested, and ``"auto"`` keeps the labels
+        as given and leaves out of the final fit the samples that confident
+        learning (:func:`~sklearn_plc.correction.confident_label_issues`)
+        disputes on new held-out models of every sample
+        (``termination_condition_ == "corrections_contested"``): a wrong flip
+        trains a wrong label, a sample left out costs one sample. This takes
+        five more fold fits (one more ensemble fit with ``"oob"``).
 
     final_fit : bool, default=True
         Fit ``estimator_`` on the corrected labels after the loop (a net's run
@@ -366,7 +375,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``pandas.DataFrame(history_)`` gives a table.
 
     termination_condition_ : {"converged", "max_iter", "not_memorising", \
-"too_weak_to_judge", "undone", "max_epochs", "interrupted"}
+"too_weak_to_judge", "undone", "corrections_contested", "max_epochs", \
+"interrupted"}
         ``"converged"``: a pass at ``theta_end`` was quiet (a ``partial_fit``
         run: and its loss stopped improving); ``"max_iter"``:
         ``max_iter`` rounds ran first (with a ``ConvergenceWarning``);
@@ -378,7 +388,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         sure disputes may be left out of the final fit
         (``selection_["chosen"]``, ``set_aside_``); ``"undone"``: the
         corrections trained worse models on held-out samples and were undone
-        (``selection_["undone"]``); ``"max_epochs"``: a net ran its
+        (``selection_["undone"]``); ``"corrections_contested"``: they trained
+        models that did worse on the held-out samples, though not clearly, and
+        the labels are returned as given with the samples that confident
+        learning disputes left out of the final fit (``set_aside_``, see
+        ``contested``); ``"max_epochs"``: a net ran its
         ``max_epochs``, a ``partial_fit`` run its learner's ``max_iter``;
         ``"interrupted"``: a net stopped early (skorch's
         ``EarlyStopping``), its last epoch corrected.
@@ -409,7 +423,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         The samples left out of the final fit as doubtful (see ``contested``:
         ``"set_aside"``, or ``"auto"`` with an estimator that takes no sample
         weights; where the model does not memorise, the sure disputes that
-        ``selection_`` chose to leave out); all False when none were.
+        ``selection_`` chose to leave out; where the corrections were contested,
+        the labels that confident learning disputes); all False when none were.
 
     relabel_weight_ : ndarray of float of shape (n_samples,)
         The weight of each sample's label (``labels_``) in the final fit; where
@@ -477,16 +492,22 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     >>> from sklearn.ensemble import RandomForestClassifier
     >>> from sklearn.linear_model import LogisticRegression
     >>> from sklearn_plc import PLCClassifier
-    >>> X, y = make_classification(n_samples=300, random_state=0)
+    >>> X, y = make_classification(n_samples=600, random_state=0)
     >>> y_noisy = y.copy()
-    >>> y_noisy[:60] = 1 - y_noisy[:60]
+    >>> y_noisy[:120] = 1 - y_noisy[:120]
     >>> forest = RandomForestClassifier(n_estimators=20, random_state=0)
     >>> plc = PLCClassifier(forest, random_state=0).fit(X, y_noisy)
+    >>> plc.termination_condition_
+    'converged'
     >>> bool((plc.labels_ == y).mean() > (y_noisy == y).mean())
     True
 
     A model that does not memorise its labels (a regularised linear model on
-    many samples) is left with them as given; see ``memorisation_``.
+    many samples) is left with them as given; see ``memorisation_``. Where
+    models trained on the corrections do worse on the held-out samples, the
+    labels are kept as given too (``"undone"``), or, with a loss too small to
+    be sure of, the samples that confident learning disputes are left out
+    instead (``"corrections_contested"``, ``set_aside_``).
     """
 
     # fit's sample_weight goes to the estimator (see get_metadata_routing); PLC

@@ -28,6 +28,7 @@ __all__ = [
     "agrees_clearly_worse",
     "align_class_distribution",
     "confidence_ratio",
+    "confident_label_issues",
     "correct_labels",
     "is_quiet_pass",
     "memorisation_rate",
@@ -617,3 +618,79 @@ def memorisation_rate(in_sample_agrees, out_of_fold_agrees):
     if out_of_fold >= 1.0:
         return 0.0
     return float((in_sample - out_of_fold) / (1.0 - out_of_fold))
+
+
+def confident_label_issues(proba, labels):
+    """The labels that held-out `proba` disputes with confidence (confident learning).
+
+    Confident learning (Northcutt, Jiang and Chuang, 2021) counts, for each
+    given class ``i`` and each other class ``j``, how many samples labelled
+    ``i`` are confidently of class ``j``: a sample is confidently of the most
+    likely class whose probability reaches that class's threshold, the mean
+    probability of the class over the samples labelled with it. Each given
+    class's counts are scaled to the number of samples it labels (the
+    calibrated confident joint). Then, for each pair ``(i, j)``, the samples
+    labelled ``i`` with the largest margin ``p_j − p_i`` are flagged, as many as
+    the pair's count ("prune by noise rate"). A sample whose most likely class
+    is its given label is never flagged.
+
+    Parameters
+    ----------
+    proba : array-like of shape (n_samples, n_classes)
+        Held-out class probabilities (out of fold).
+    labels : array-like of int of shape (n_samples,)
+        Given labels, as class indices.
+
+    Returns
+    -------
+    issues : ndarray of bool of shape (n_samples,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_plc.correction import confident_label_issues
+    >>> proba = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.1, 0.9], [0.2, 0.8]])
+    >>> confident_label_issues(proba, np.array([0, 0, 0, 1, 1])).tolist()
+    [False, False, True, False, False]
+    """
+    proba, labels = _check_proba_and_labels(proba, labels)
+    n_samples, n_classes = proba.shape
+    rows = np.arange(n_samples)
+    given = np.bincount(labels, minlength=n_classes)
+    own = np.bincount(labels, weights=proba[rows, labels], minlength=n_classes)
+    thresholds = np.divide(own, given, out=np.full(n_classes, np.inf), where=given > 0)
+    above = proba >= thresholds - 1e-6
+    confident = above.any(axis=1)
+    assigned = np.where(above, proba, -np.inf).argmax(axis=1)
+    joint = np.zeros((n_classes, n_classes))
+    np.add.at(joint, (labels[confident], assigned[confident]), 1.0)
+    counted = joint.sum(axis=1)
+    scaled = np.divide(
+        joint * given[:, None],
+        counted[:, None],
+        out=np.zeros_like(joint),
+        where=counted[:, None] > 0,
+    )
+    counts = _round_preserving_row_totals(scaled)
+    issues = np.zeros(n_samples, dtype=bool)
+    for label in range(n_classes):
+        members = np.flatnonzero(labels == label)
+        for other in range(n_classes):
+            count = counts[label, other]
+            if other == label or count <= 0:
+                continue
+            margin = proba[members, other] - proba[members, label]
+            issues[members[np.argsort(-margin, kind="stable")[:count]]] = True
+    top = proba.argmax(axis=1)
+    issues &= proba[rows, top] > proba[rows, labels]
+    return issues
+
+
+def _round_preserving_row_totals(values):
+    """Round each row to integers with the row's (rounded) total kept."""
+    floored = np.floor(values).astype(np.intp)
+    short = np.round(values.sum(axis=1)).astype(np.intp) - floored.sum(axis=1)
+    order = np.argsort(-(values - floored), axis=1, kind="stable")
+    for row, missing in enumerate(short):
+        floored[row, order[row, : max(missing, 0)]] += 1
+    return floored

@@ -11,6 +11,7 @@ from sklearn_plc.correction import (
     agrees_clearly_worse,
     align_class_distribution,
     confidence_ratio,
+    confident_label_issues,
     correct_labels,
     is_quiet_pass,
     memorisation_rate,
@@ -376,3 +377,53 @@ def test_an_unchanged_label_keeps_its_full_weight():
 def test_a_relabel_between_two_classes_without_probability_is_a_coin_toss():
     proba = np.array([[0.0, 0.0, 1.0]])
     assert relabel_weights(proba, np.array([0]), np.array([1]))[0] == 0.5
+
+
+def test_confident_learning_flags_a_label_confidently_of_another_class():
+    proba = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.1, 0.9], [0.2, 0.8]])
+    labels = np.array([0, 0, 0, 1, 1])
+    # class 1's threshold is its labelled samples' mean, 0.85: sample 2 reaches
+    # it, labelled 0; class 0's threshold (0.6) leaves the others of class 0
+    assert confident_label_issues(proba, labels).tolist() == [
+        False,
+        False,
+        True,
+        False,
+        False,
+    ]
+
+
+def test_confident_learning_flags_the_calibrated_count_by_largest_margin():
+    # labelled 0: four confidently of 0, one (0.97) of 1, three of no class
+    # (below both thresholds); calibrated to the class's 8 samples, (0 -> 1)
+    # counts 8 / 5 = 1.6, rounded to 2: the two largest margins p1 - p0
+    p1 = np.array([0.05, 0.05, 0.05, 0.05, 0.97, 0.93, 0.6, 0.55])
+    proba = np.vstack([np.c_[1 - p1, p1], [[0.05, 0.95]] * 8])
+    labels = np.r_[np.zeros(8, int), np.ones(8, int)]
+    issues = confident_label_issues(proba, labels)
+    assert np.flatnonzero(issues).tolist() == [4, 5]
+
+
+def test_confident_learning_never_flags_a_label_that_is_the_top_class():
+    rng = np.random.RandomState(0)
+    proba = rng.dirichlet(np.ones(4) * 0.5, size=300)
+    labels = rng.randint(4, size=300)
+    issues = confident_label_issues(proba, labels)
+    assert issues.any()
+    top = proba.argmax(axis=1)
+    assert not issues[top == labels].any()
+
+
+def test_confident_learning_agrees_with_cleanlab():
+    filter_module = pytest.importorskip("cleanlab.filter")
+    rng = np.random.RandomState(0)
+    agree = []
+    for _ in range(20):
+        n_samples, n_classes = rng.randint(50, 300), rng.randint(2, 6)
+        proba = rng.dirichlet(np.ones(n_classes), size=n_samples)
+        labels = np.r_[np.arange(n_classes), rng.randint(n_classes, size=n_samples)]
+        proba = np.vstack([np.eye(n_classes) * 0.9 + 0.1 / n_classes, proba])
+        ours = confident_label_issues(proba, labels)
+        theirs = filter_module.find_label_issues(labels, proba, n_jobs=1)
+        agree.append(np.mean(ours == theirs))
+    assert np.mean(agree) > 0.99

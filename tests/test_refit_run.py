@@ -758,13 +758,27 @@ def test_only_changed_labels_are_weighed(noisy_blobs):
     assert ((plc.relabel_weight_ > 0.5) | unchanged).all()
 
 
-def test_auto_weighs_where_the_estimator_takes_sample_weights(noisy_blobs):
+@pytest.fixture
+def corrections_not_contested(monkeypatch):
+    """Corrections judged at a small loss are kept, as in the runs without one.
+
+    For the tests of what the final fit does with kept corrections, on runs whose
+    held-out judge happens to measure a small loss (``CONTESTED_FOLDS``).
+    """
+    monkeypatch.setattr("sklearn_plc._refit_run.CONTESTED_FOLDS", None)
+
+
+def test_auto_weighs_where_the_estimator_takes_sample_weights(
+    noisy_blobs, corrections_not_contested
+):
     weighed = weighed_tree(contested="weigh").fit(noisy_blobs.X, noisy_blobs.y_noisy)
     auto = weighed_tree().fit(noisy_blobs.X, noisy_blobs.y_noisy)
     np.testing.assert_array_equal(auto.relabel_weight_, weighed.relabel_weight_)
 
 
-def test_a_pipeline_passes_the_relabel_weights_to_its_last_step(noisy_blobs):
+def test_a_pipeline_passes_the_relabel_weights_to_its_last_step(
+    noisy_blobs, corrections_not_contested
+):
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
@@ -779,7 +793,7 @@ def test_a_pipeline_passes_the_relabel_weights_to_its_last_step(noisy_blobs):
 
 
 def test_auto_leaves_the_relabels_out_where_fit_takes_no_sample_weight(
-    noisy_blobs,
+    noisy_blobs, corrections_not_contested
 ):
     from sklearn.neighbors import KNeighborsClassifier
 
@@ -933,3 +947,66 @@ def test_a_pass_that_changes_few_labels_is_not_followed_by_a_refit(noisy_blobs):
         changed_since_fit = 0 if record["refit"] else changed_since_fit
         changed_since_fit += record["n_corrected"]
     assert not all(record["refit"] for record in plc.history_)
+
+
+def judged_at_a_small_loss(monkeypatch):
+    """The end verdict reports a held-out loss too small to undo the corrections."""
+    from sklearn_plc._judge import HeldOutJudge
+
+    verdict = HeldOutJudge.verdict
+
+    def small_loss(self, standard_errors):
+        selection = verdict(self, standard_errors)
+        if selection is not None:
+            selection.update(gain=-1e-3, undone=False, chosen=True)
+        return selection
+
+    monkeypatch.setattr(HeldOutJudge, "verdict", small_loss)
+
+
+def test_corrections_judged_at_a_small_loss_give_way_to_leaving_out_the_disputed(
+    noisy_blobs, monkeypatch
+):
+    judged_at_a_small_loss(monkeypatch)
+    X, y_noisy = noisy_blobs.X, noisy_blobs.y_noisy
+    plc = PLCClassifier(DecisionTreeClassifier(random_state=0), random_state=0)
+    plc.fit(X, y_noisy)
+    assert plc.termination_condition_ == "corrections_contested"
+    np.testing.assert_array_equal(plc.labels_, y_noisy)
+    assert (plc.relabel_weight_ == 1).all()
+    assert plc.estimator_.tree_.n_node_samples[0] == len(X) - plc.set_aside_.sum()
+    # confident learning leaves out mostly wrong labels
+    wrong = y_noisy != noisy_blobs.y_clean
+    assert wrong[plc.set_aside_].mean() > 2 * wrong[~plc.set_aside_].mean()
+
+
+def test_out_of_bag_corrections_judged_at_a_small_loss_fit_one_new_ensemble(
+    noisy_blobs, monkeypatch
+):
+    judged_at_a_small_loss(monkeypatch)
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, confidence="oob", random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.termination_condition_ == "corrections_contested"
+    assert plc.set_aside_.any()
+    np.testing.assert_array_equal(plc.labels_, noisy_blobs.y_noisy)
+
+
+@pytest.mark.parametrize("contested", ["keep", "weigh", "set_aside"])
+def test_only_contested_auto_gives_way_on_a_small_loss(
+    noisy_blobs, monkeypatch, contested
+):
+    judged_at_a_small_loss(monkeypatch)
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, contested=contested, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.termination_condition_ == "converged"
+    assert (plc.labels_ != noisy_blobs.y_noisy).any()
+
+
+def test_corrections_judged_at_no_loss_are_kept(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.selection_["gain"] >= 0
+    assert plc.termination_condition_ == "converged"
