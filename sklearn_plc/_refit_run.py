@@ -297,6 +297,8 @@ class RefitRun(RunPath):
             if set_aside is not None:
                 corrector.restore_given_labels()
                 stopped = "corrections_contested"
+                if plc.verbose >= 2:
+                    tqdm.write(round_line(corrector.history[-1], encoded.shape[0]))
         if (
             stopped == "not_memorising"
             and plc.contested in ("auto", "set_aside")
@@ -344,12 +346,15 @@ class RefitRun(RunPath):
         """The given labels that confident learning disputes, on fresh models.
 
         Held-out probabilities of every sample on the labels as given: out of
-        fold from ``CONTESTED_FOLDS`` new stratified folds (a ``cv`` splitter
-        as given), or out of bag from one new ensemble fitted on every sample.
-        None where they cannot be fitted.
+        fold from ``CONTESTED_FOLDS`` new stratified folds (``cv`` folds where
+        a class has fewer samples; a ``cv`` splitter as given), or out of bag
+        from one new ensemble fitted on every sample. None where they cannot be
+        fitted.
         """
         plc = self.plc
-        cv = CONTESTED_FOLDS if isinstance(plc.cv, Integral) else plc.cv
+        cv = plc.cv
+        if isinstance(cv, Integral) and np.bincount(encoded).min() >= CONTESTED_FOLDS:
+            cv = CONTESTED_FOLDS  # else a class too small for them: cv's folds
         try:
             if self.confidence == "oob":
                 proba, _ = out_of_bag_proba(

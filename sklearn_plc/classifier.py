@@ -368,8 +368,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         with the given labels of that refit's models; else None) and
         ``"n_contested"`` (labels contested after the pass, see ``contested``;
         None in a round without a pass), ``"warm_up"`` (a net's warm-up
-        epoch: no pass) and ``"undo"``. When the corrections are undone, a last
-        record with ``"undo": True`` sets them back (``"n_corrected"`` labels,
+        epoch: no pass) and ``"undo"``. When the corrections are undone (or
+        contested, ``"corrections_contested"``), a last record with
+        ``"undo": True`` sets them back (``"n_corrected"`` labels,
         ``"n_changed"`` 0), so the last record always describes ``labels_``;
         it is not a round (``n_iter_`` does not count it).
         ``pandas.DataFrame(history_)`` gives a table.

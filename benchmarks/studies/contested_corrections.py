@@ -39,9 +39,9 @@ from benchmarks.studies.common import (
     RUN_KEY,
     STUDIES_DIR,
     fit_plc_row,
-    gain_headline,
     load_rows,
     patched,
+    print_headlines,
     run_and_dump,
     run_or_summarise,
     with_standard_and_cleanlab,
@@ -209,10 +209,11 @@ def summary(what, path):
             cell[variant].append(after)
             changed[variant].append((after - logged, cell["cleanlab"][-1] - logged))
             cost[variant].append(new[variant]["s"] / row["default"]["s"])
-    for label in ("before", *variants, "cleanlab"):
-        gains = [np.mean(c[label]) for c in cells.values()]
-        ahead = sum(np.mean(c[label]) >= np.mean(c["cleanlab"]) for c in cells.values())
-        print(f"{label}: {gain_headline(gains)}, >= cleanlab {ahead}")
+    means = {
+        key: {label: np.mean(gains) for label, gains in cell.items()}
+        for key, cell in cells.items()
+    }
+    print_headlines(list(means), means, ("before", *variants, "cleanlab"))
     for variant in variants:
         deltas = np.array(changed[variant])
         print(
