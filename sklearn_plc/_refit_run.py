@@ -288,6 +288,7 @@ class RefitRun(RunPath):
             and selection["gain"] < 0
             and stopped not in LABELS_KEPT
             and plc.contested == "auto"
+            and plc.revert_if_worse
             and held_out
             and trusted is None
         ):

@@ -262,8 +262,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         (``contested``), an undo is confirmed on the same folds fitted once
         more as the final fit is, and undone only if those models also agree
         clearly worse. A refit that agrees worse by two standard errors stops
-        the run there. It cannot see noise whose majority is the wrong class.
-        False keeps the corrections whatever the evidence.
+        the run there. A loss too small to undo contests the corrections
+        instead (``contested="auto"``). It cannot see noise whose majority is
+        the wrong class. False keeps the corrections whatever the evidence.
 
     validation_fraction : float in (0, 1) or None, default=0.2
         Share of the samples, stratified, that no correcting model trains on,

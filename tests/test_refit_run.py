@@ -1010,3 +1010,14 @@ def test_corrections_judged_at_no_loss_are_kept(noisy_blobs):
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.selection_["gain"] >= 0
     assert plc.termination_condition_ == "converged"
+
+
+def test_revert_if_worse_false_keeps_corrections_judged_at_a_small_loss(
+    noisy_blobs, monkeypatch
+):
+    judged_at_a_small_loss(monkeypatch)
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, revert_if_worse=False, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.termination_condition_ == "converged"
+    assert (plc.labels_ != noisy_blobs.y_noisy).any()

@@ -15,11 +15,11 @@ keep their logged result. "Before" is the library at ffc514b: the
 ``undo_recheck_*.json`` runs with the contested ones replaced by
 ``contested_corrections_*.json``.
 
-Usage (from the repository root; the variant from a worktree with the patch)::
+Usage (the variant from a worktree with the patch, run from there)::
 
-    git worktree add /tmp/w/ce HEAD && git -C /tmp/w/ce apply \\
-        $PWD/benchmarks/studies/contest_early.patch
-    PYTHONPATH=/tmp/w/ce python benchmarks/studies/contest_early.py run OUT.json SET
+    git worktree add /tmp/w/ce HEAD && cd /tmp/w/ce
+    git apply benchmarks/studies/contest_early.patch
+    PYTHONPATH=. python benchmarks/studies/contest_early.py run OUT.json SET
     PYTHONPATH=. python benchmarks/studies/contest_early.py summary SET LOG.json
 
 SET: ``dev``, ``unseen`` or ``fresh``.
