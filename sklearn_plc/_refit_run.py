@@ -107,10 +107,12 @@ SET_ASIDE_STANDARD_ERRORS = 3.0
 # Where the judged corrections agree with the held-out given labels less than
 # the labels as given do, but not clearly less (no undo), the corrections as a
 # whole are contested: the labels are kept as given, and the samples that
-# confident learning disputes on out-of-fold probabilities of fresh folds of
-# every sample (this many) are left out of the final fit instead. None: keep
-# the corrections.
-CONTESTED_FOLDS = 5
+# confident learning disputes on out-of-fold probabilities of new folds of
+# every sample are left out of the final fit instead. False: keep them.
+CONTEST_CORRECTIONS = True
+# How many new folds: None, as many as ``cv`` (five, as cleanlab, did no better
+# on the studies' sets and cost two more fits)
+CONTESTED_FOLDS = None
 
 
 def sure_ratio_for(n_classes):
@@ -282,7 +284,7 @@ class RefitRun(RunPath):
                     tqdm.write(round_line(corrector.history[-1], encoded.shape[0]))
         set_aside = relabel_weight = None
         if (
-            CONTESTED_FOLDS is not None
+            CONTEST_CORRECTIONS
             and selection is not None
             and not selection["undone"]
             and selection["gain"] < 0
@@ -347,15 +349,18 @@ class RefitRun(RunPath):
         """The given labels that confident learning disputes, on fresh models.
 
         Held-out probabilities of every sample on the labels as given: out of
-        fold from ``CONTESTED_FOLDS`` new stratified folds (``cv`` folds where
-        a class has fewer samples; a ``cv`` splitter as given), or out of bag
-        from one new ensemble fitted on every sample. None where they cannot be
-        fitted.
+        fold from new folds of ``cv`` (a new shuffle; a splitter as given), or
+        out of bag from one new ensemble fitted on every sample. None where
+        they cannot be fitted.
         """
         plc = self.plc
         cv = plc.cv
-        if isinstance(cv, Integral) and np.bincount(encoded).min() >= CONTESTED_FOLDS:
-            cv = CONTESTED_FOLDS  # else a class too small for them: cv's folds
+        if (
+            isinstance(cv, Integral)
+            and CONTESTED_FOLDS is not None
+            and np.bincount(encoded).min() >= CONTESTED_FOLDS
+        ):
+            cv = CONTESTED_FOLDS
         try:
             if self.confidence == "oob":
                 proba, _ = out_of_bag_proba(

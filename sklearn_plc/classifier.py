@@ -306,7 +306,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         disputes on new held-out models of every sample
         (``termination_condition_ == "corrections_contested"``): a wrong flip
         trains a wrong label, a sample left out costs one sample. This takes
-        five more fold fits (one more ensemble fit with ``"oob"``).
+        ``cv`` more fold fits (one more ensemble fit with ``"oob"``).
 
     final_fit : bool, default=True
         Fit ``estimator_`` on the corrected labels after the loop (a net's run

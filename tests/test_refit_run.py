@@ -763,9 +763,9 @@ def corrections_not_contested(monkeypatch):
     """Corrections judged at a small loss are kept, as in the runs without one.
 
     For the tests of what the final fit does with kept corrections, on runs whose
-    held-out judge happens to measure a small loss (``CONTESTED_FOLDS``).
+    held-out judge happens to measure a small loss (``CONTEST_CORRECTIONS``).
     """
-    monkeypatch.setattr("sklearn_plc._refit_run.CONTESTED_FOLDS", None)
+    monkeypatch.setattr("sklearn_plc._refit_run.CONTEST_CORRECTIONS", False)
 
 
 def test_auto_weighs_where_the_estimator_takes_sample_weights(

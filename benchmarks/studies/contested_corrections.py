@@ -11,7 +11,7 @@ keeps the labels as given in those runs and leaves out of the final fit the
 samples that confident learning (``sklearn_plc.correction.confident_label_issues``)
 disputes on fresh out-of-fold probabilities of every sample
 (``_refit_run.CONTESTED_FOLDS`` folds): ``cl5`` (5 folds, as cleanlab), ``cl3``
-(3, the default ``cv``; dev only). Only the runs that the rule changes are
+(3, the default ``cv``). Only the runs that the rule changes are
 rerun; the others keep their logged result.
 
 Logs read (the library before the change, at 31e4435, no behaviour change
@@ -21,10 +21,11 @@ since): ``undo_recheck_{dev,unseen,fresh}.json`` (their ``default`` rows); for
 
 Usage (from the repository root, ``PYTHONPATH=.``)::
 
-    python benchmarks/studies/contested_corrections.py run OUT.json SET
+    python benchmarks/studies/contested_corrections.py run OUT.json SET [VARIANT...]
     python benchmarks/studies/contested_corrections.py summary SET LOG.json
 
-SET: ``dev``, ``unseen``, ``fresh`` or ``tables``.
+SET: ``dev``, ``unseen``, ``fresh`` or ``tables``; VARIANT: ``cl5``, ``cl3``
+(by default ``cl5``, with ``cl3`` on dev).
 """
 
 import json
@@ -91,7 +92,10 @@ def contested(row):
     return default["termination"] in CORRECTED and (default.get("gain") or 0) < 0
 
 
-def run_job(dataset, model, noise, seed, what):
+FOLDS = {"cl5": 5, "cl3": 3}
+
+
+def run_job(dataset, model, noise, seed, what, chosen=()):
     import sklearn_plc._refit_run as refit_run
 
     warnings.simplefilter("ignore")
@@ -100,31 +104,37 @@ def run_job(dataset, model, noise, seed, what):
         from benchmarks import tables
 
         _, posterior, _ = tables._posterior(dataset, 1)
-        with patched(refit_run, CONTESTED_FOLDS=5):
-            cell = tables.run_cell(
-                dataset, noise, seed, posterior, methods=("Standard", "PLC")
-            )
-        row["std"] = cell["Standard"]["accuracy"]
-        row["cl5"] = {
-            "acc": cell["PLC"]["accuracy"],
-            "s": cell["PLC"]["fit_s"],
-            "termination": cell["PLC"]["termination"],
-            "std_s": cell["Standard"]["fit_s"],
-        }
+        for variant in chosen or ("cl5",):
+            with patched(refit_run, CONTESTED_FOLDS=FOLDS[variant]):
+                cell = tables.run_cell(
+                    dataset, noise, seed, posterior, methods=("Standard", "PLC")
+                )
+            row["std"] = cell["Standard"]["accuracy"]
+            row[variant] = {
+                "acc": cell["PLC"]["accuracy"],
+                "s": cell["PLC"]["fit_s"],
+                "termination": cell["PLC"]["termination"],
+                "std_s": cell["Standard"]["fit_s"],
+            }
         return row
     (X, _, y_clean, _, y, make), drawn_row, score = with_standard_and_cleanlab(
         dataset, model, noise, seed, what != "dev"
     )
     row["std"] = drawn_row["std"]
-    variants = {"cl5": 5, **({"cl3": 3} if what == "dev" else {})}
-    for variant, folds in variants.items():
+    variants = chosen or (("cl5", "cl3") if what == "dev" else ("cl5",))
+    for variant in variants:
+        folds = FOLDS[variant]
         with patched(refit_run, CONTESTED_FOLDS=folds):
             row[variant] = fit_plc_row(make, X, np.asarray(y), seed, y_clean, score)
     return row
 
 
 def run(out, what, variants=()):
-    jobs = [(*key, what) for key, row in before_rows(what).items() if contested(row)]
+    jobs = [
+        (*key, what, tuple(variants))
+        for key, row in before_rows(what).items()
+        if contested(row)
+    ]
     run_and_dump(run_job, jobs, out)
 
 
@@ -135,17 +145,22 @@ def tables_summary(path):
     from benchmarks import tables
 
     rerun = {tuple(r[k] for k in RUN_KEY): r for r in load_rows(path)}
+    variants = [v for v in FOLDS if all(v in r for r in rerun.values())]
     before = tables_runs()
-    after = copy.deepcopy(before)
-    for run in after:
-        new = rerun.get((run["dataset"], "base", run.get("noise"), run["seed"]))
-        if new is not None:
-            run["PLC"].update(
-                accuracy=new["cl5"]["acc"],
-                fit_s=new["cl5"]["s"] * run["Standard"]["fit_s"] / new["cl5"]["std_s"],
-                termination=new["cl5"]["termination"],
-            )
-    for label, runs in (("before", before), ("cl5", after)):
+    compared = [("before", before)]
+    for variant in variants:
+        after = copy.deepcopy(before)
+        for run in after:
+            new = rerun.get((run["dataset"], "base", run.get("noise"), run["seed"]))
+            if new is not None:
+                result = new[variant]
+                run["PLC"].update(
+                    accuracy=result["acc"],
+                    fit_s=result["s"] * run["Standard"]["fit_s"] / result["std_s"],
+                    termination=result["termination"],
+                )
+        compared.append((variant, after))
+    for label, runs in compared:
         figures = tables.target_figures(tables.summarise(runs))
         ahead, cells = defaultdict(int), defaultdict(int)
         for (dataset, noise), entry in tables.summarise(runs).items():
@@ -191,7 +206,7 @@ def summary(what, path):
         return tables_summary(path)
     before = before_rows(what)
     rerun = {tuple(r[k] for k in RUN_KEY): r for r in load_rows(path)}
-    variants = [v for v in ("cl5", "cl3") if all(v in r for r in rerun.values())]
+    variants = [v for v in FOLDS if all(v in r for r in rerun.values())]
     cells = defaultdict(lambda: defaultdict(list))
     changed = defaultdict(list)
     cost = defaultdict(list)
