@@ -236,6 +236,14 @@ def memorising_cell(dataset, model, noise, seed, check):
     return with_standard_and_cleanlab(dataset, model, noise, seed, check)
 
 
+def tables_plc_cell(dataset, noise, seed):
+    """One run of the tables (the reported split), Standard and PLC: its row."""
+    from benchmarks import tables
+
+    _, posterior, _ = tables._posterior(dataset, 1)
+    return tables.run_cell(dataset, noise, seed, posterior, methods=("Standard", "PLC"))
+
+
 def fit_and_score(model, X_train, y_fit, X_test, y_test):
     """Fit `model`; return ``(fit seconds, clean-test accuracy)``."""
     start = time.perf_counter()

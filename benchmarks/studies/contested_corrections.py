@@ -45,6 +45,7 @@ from benchmarks.studies.common import (
     print_headlines,
     run_and_dump,
     run_or_summarise,
+    tables_plc_cell,
     with_standard_and_cleanlab,
 )
 
@@ -101,14 +102,9 @@ def run_job(dataset, model, noise, seed, what, chosen=()):
     warnings.simplefilter("ignore")
     row = dict(zip(RUN_KEY, (dataset, model, noise, seed), strict=True))
     if what == "tables":
-        from benchmarks import tables
-
-        _, posterior, _ = tables._posterior(dataset, 1)
         for variant in chosen or ("cl5",):
             with patched(refit_run, CONTESTED_FOLDS=FOLDS[variant]):
-                cell = tables.run_cell(
-                    dataset, noise, seed, posterior, methods=("Standard", "PLC")
-                )
+                cell = tables_plc_cell(dataset, noise, seed)
             row["std"] = cell["Standard"]["accuracy"]
             row[variant] = {
                 "acc": cell["PLC"]["accuracy"],

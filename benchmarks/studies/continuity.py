@@ -39,6 +39,7 @@ from benchmarks.studies.common import (
     patched,
     run_and_dump,
     run_or_summarise,
+    tables_plc_cell,
     with_standard_and_cleanlab,
 )
 
@@ -92,14 +93,9 @@ def run_job(dataset, model, noise, seed, what):
     row = dict(zip(RUN_KEY, (dataset, model, noise, seed), strict=True))
     variants = {"continuity": True, **({"plain": False} if what == "dev" else {})}
     if what == "tables":
-        from benchmarks import tables
-
-        _, posterior, _ = tables._posterior(dataset, 1)
         for variant, corrected in variants.items():
             with patched(correction, CONTINUITY_CORRECTION=corrected):
-                cell = tables.run_cell(
-                    dataset, noise, seed, posterior, methods=("Standard", "PLC")
-                )
+                cell = tables_plc_cell(dataset, noise, seed)
             row["std"] = cell["Standard"]["accuracy"]
             row[variant] = {
                 "acc": cell["PLC"]["accuracy"],
