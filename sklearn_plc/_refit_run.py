@@ -300,6 +300,11 @@ class RefitRun(RunPath):
             if set_aside is not None:
                 corrector.restore_given_labels()
                 stopped = "corrections_contested"
+                selection = {
+                    **selection,
+                    "chosen": False,
+                    "n_set_aside": int(set_aside.sum()),
+                }
                 if plc.verbose >= 2:
                     tqdm.write(round_line(corrector.history[-1], encoded.shape[0]))
         if (

@@ -104,8 +104,9 @@ def outcome_line(plc, n_changed):
             f"PLC set its corrections aside after {rounds} and kept the labels as "
             f"given, leaving out of the final fit the "
             f"{int(plc.set_aside_.sum())} that confident learning disputes on "
-            f"new held-out models: models trained on the corrected labels did no "
-            f"better on the held-out samples: {_judged(selection)}."
+            f"new held-out models: models trained on the corrected labels did a "
+            f"little worse on the held-out samples, not clearly: "
+            f"{_judged(selection)}."
         )
     changed = f"{n_changed} of {n_samples} labels changed"
     if plc.set_aside_.any():

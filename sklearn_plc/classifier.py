@@ -446,7 +446,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         first over the second with its ``"standard_error"``, ``"n_judged"``,
         ``"chosen"`` (whether the final fit trained on the compared labels),
         ``"undone"`` (whether ``revert_if_worse`` undid the corrections for
-        this evidence, returning the labels as given), and ``"weighed"`` (the
+        this evidence, returning the labels as given; where they were
+        contested instead, ``"chosen"`` and ``"undone"`` are both False and
+        ``"n_set_aside"`` counts the samples left out), and ``"weighed"`` (the
         evidence comes from fold models that weighed the relabels as the final
         fit does; see ``revert_if_worse``). None when nothing was compared.
 

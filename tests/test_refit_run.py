@@ -973,6 +973,8 @@ def test_corrections_judged_at_a_small_loss_give_way_to_leaving_out_the_disputed
     plc.fit(X, y_noisy)
     assert plc.termination_condition_ == "corrections_contested"
     np.testing.assert_array_equal(plc.labels_, y_noisy)
+    assert not plc.selection_["chosen"] and not plc.selection_["undone"]
+    assert plc.selection_["n_set_aside"] == plc.set_aside_.sum() > 0
     assert (plc.relabel_weight_ == 1).all()
     assert plc.estimator_.tree_.n_node_samples[0] == len(X) - plc.set_aside_.sum()
     # confident learning leaves out mostly wrong labels

@@ -50,6 +50,21 @@ def test_verbose_says_when_corrections_were_undone_and_the_evidence(
     assert f"{plc.selection_['gain']:+.3f}" in line
 
 
+def test_verbose_says_when_corrections_were_contested_and_how_many_left_out(capsys):
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=300, random_state=0)
+    y_noisy = y.copy()
+    y_noisy[:60] = 1 - y_noisy[:60]
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    plc = PLCClassifier(forest, verbose=1, random_state=0).fit(X, y_noisy)
+    assert plc.termination_condition_ == "corrections_contested"
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    assert "set its corrections aside" in line
+    assert f"the {plc.set_aside_.sum()} that confident learning disputes" in line
+    assert f"{plc.selection_['gain']:+.3f}" in line
+
+
 def test_verbose_reports_the_corrections_of_a_converged_run(noisy_blobs, capsys):
     plc = PLCClassifier(forest(), verbose=1, revert_if_worse=False, random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
