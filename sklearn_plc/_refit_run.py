@@ -76,6 +76,8 @@ SURE_RATIO = 1 / 2
 BINARY_SURE_RATIO = 1 / 3
 # The outcomes of a run that returns the labels as given
 LABELS_KEPT = ("not_memorising", "too_weak_to_judge", "undone")
+# ... and every outcome whose final fit trains on the labels as given
+LABELS_GIVEN = (*LABELS_KEPT, "corrections_contested")
 # Keep the labels of a model whose held-out sure disputes outnumber its
 # agreements with the labels as given (``can_judge``); False: only record them.
 REFUSE_WEAK_JUDGE = True
@@ -278,11 +280,10 @@ class RefitRun(RunPath):
                 )
                 selection = judge.verdict(worse_bar)
             if selection is not None and selection["undone"]:
-                corrector.restore_given_labels()
+                self._set_back(corrector)
                 stopped = "undone"
-                if plc.verbose >= 2:
-                    tqdm.write(round_line(corrector.history[-1], encoded.shape[0]))
         set_aside = relabel_weight = None
+        # a selection needs the held-out judge; a trusted judge undoes any loss
         if (
             CONTEST_CORRECTIONS
             and selection is not None
@@ -291,22 +292,18 @@ class RefitRun(RunPath):
             and stopped not in LABELS_KEPT
             and plc.contested == "auto"
             and plc.revert_if_worse
-            and held_out
-            and trusted is None
         ):
             set_aside = self._contested_set_aside(
                 estimator, X, encoded, fit_params, rng
             )
             if set_aside is not None:
-                corrector.restore_given_labels()
+                self._set_back(corrector)
                 stopped = "corrections_contested"
                 selection = {
                     **selection,
                     "chosen": False,
                     "n_set_aside": int(set_aside.sum()),
                 }
-                if plc.verbose >= 2:
-                    tqdm.write(round_line(corrector.history[-1], encoded.shape[0]))
         if (
             stopped == "not_memorising"
             and plc.contested in ("auto", "set_aside")
@@ -317,17 +314,14 @@ class RefitRun(RunPath):
             set_aside, selection = self._judged_set_aside(
                 corrector, judge, estimator, X, splits, fit_params, validation
             )
-        if held_out and stopped not in (*LABELS_KEPT, "corrections_contested"):
+        if held_out and stopped not in LABELS_GIVEN:
             if plc.contested == "set_aside":
                 set_aside = keep_every_class(corrector.contested(), corrector.labels)
             elif self._leaves_out_doubtful():
                 set_aside = keep_every_class(
                     unweighed_set_aside(corrector), corrector.labels
                 )
-        if self.weight_key is not None and stopped not in (
-            *LABELS_KEPT,
-            "corrections_contested",
-        ):
+        if self.weight_key is not None and stopped not in LABELS_GIVEN:
             relabel_weight = relabel_weights(
                 corrector.pass_proba(), corrector.initial_labels, corrector.labels
             )
@@ -350,21 +344,23 @@ class RefitRun(RunPath):
             relabel_weight=relabel_weight,
         )
 
+    def _set_back(self, corrector):
+        """Set every label back to the given one (logged); say so at verbose 2."""
+        corrector.restore_given_labels()
+        if self.plc.verbose >= 2:
+            tqdm.write(round_line(corrector.history[-1], corrector.labels.shape[0]))
+
     def _contested_set_aside(self, estimator, X, encoded, fit_params, rng):
         """The given labels that confident learning disputes, on fresh models.
 
         Held-out probabilities of every sample on the labels as given: out of
         fold from new folds of ``cv`` (a new shuffle; a splitter as given), or
         out of bag from one new ensemble fitted on every sample. None where
-        they cannot be fitted.
+        they cannot be fitted (a fold too small for the estimator).
         """
         plc = self.plc
         cv = plc.cv
-        if (
-            isinstance(cv, Integral)
-            and CONTESTED_FOLDS is not None
-            and np.bincount(encoded).min() >= CONTESTED_FOLDS
-        ):
+        if CONTESTED_FOLDS is not None and isinstance(cv, Integral):
             cv = CONTESTED_FOLDS
         try:
             if self.confidence == "oob":
@@ -377,8 +373,6 @@ class RefitRun(RunPath):
                     in_sample=False,
                     n_jobs=plc.n_jobs,
                 )
-            elif self.groups is not None and isinstance(cv, Integral):
-                return None
             else:
                 proba, _ = out_of_fold_proba(
                     estimator,
