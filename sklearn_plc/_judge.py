@@ -34,9 +34,22 @@ from .correction import (
     memorisation_rate,
 )
 
+# A held-out dispute of a label is sure where the label's probability is at
+# most half the top class's: the new class at least twice as likely (the
+# "twice" of runner_up_ratio=0.5). In two classes the label is always the
+# runner-up, and a dispute is sure only at a margin of at least 1/2 (the
+# label's probability at most 1/4): a ratio of 1/3. Closer to the boundary a
+# flip is a coin toss. With contested="set_aside", relabels stop at this ratio.
+SURE_RATIO = 1 / 2
+BINARY_SURE_RATIO = 1 / 3
 # Fewer trusted samples than this judge poorly (see the user guide, "Verified
 # labels"): one standard error of their agreement is several points.
 FEW_TRUSTED = 100
+
+
+def sure_ratio_for(n_classes):
+    """The ratio at or below which a held-out dispute of a label is sure."""
+    return BINARY_SURE_RATIO if n_classes == 2 else SURE_RATIO
 
 
 def split_validation(fraction, encoded, rng, groups):
@@ -259,7 +272,7 @@ class HeldOutJudge:
         """Judge other models against the labels as given; nothing is recorded.
 
         For the samples left out of the fits after a refusal
-        (``RefitRun._judged_set_aside``): `proba` holds the held-out
+        (:func:`~sklearn_plc._ending.judged_set_aside`): `proba` holds the held-out
         probabilities of fold models fitted without them, on the labels as
         given, and they are chosen where their paired gain in agreement over
         the first round's models exceeds `standard_errors` standard errors.

@@ -25,6 +25,7 @@ from sklearn.utils import _safe_indexing, check_random_state
 from tqdm.auto import tqdm
 
 from ._corrector import LabelCorrector
+from ._judge import BINARY_SURE_RATIO
 from ._one_run import (
     DEFAULT_N_ITER_NO_CHANGE,
     DEFAULT_TOL,
@@ -35,7 +36,7 @@ from ._one_run import (
 )
 from ._out_of_fold import per_sample_params, proba_per_class
 from ._params import pass_params
-from ._refit_run import BINARY_SURE_RATIO, sure_theta_end
+from ._refit_run import sure_theta_end
 from ._report import round_line
 from ._run import RunPath, RunResult
 from ._validation import (

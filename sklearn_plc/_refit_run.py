@@ -4,8 +4,9 @@ Each round fits the estimator on the current labels, records its probabilities
 (in sample, out of fold or out of bag) with the run's
 :class:`~sklearn_plc._corrector.LabelCorrector`, and runs a correction pass.
 With held-out probabilities the first round also takes the memorisation test,
-and every refit is judged by :class:`~sklearn_plc._judge.HeldOutJudge`, which
-undoes the corrections at the end if they trained clearly worse models.
+and every refit is judged by :class:`~sklearn_plc._judge.HeldOutJudge`. What
+the run ends with once the loop stops (the corrections kept, undone or
+contested) is decided in :mod:`sklearn_plc._ending`.
 """
 
 import functools
@@ -21,12 +22,12 @@ from sklearn.utils.metadata_routing import process_routing
 from tqdm.auto import tqdm
 
 from ._corrector import LabelCorrector
+from ._ending import LABELS_GIVEN, LABELS_KEPT, end_run
 from ._final_fit import (
     fit_final_model,
     keep_every_class,
     unweighed_set_aside,
     warn_fitted_on_every_sample,
-    weighed_out_of_fold_proba,
 )
 from ._judge import (
     HeldOutJudge,
@@ -34,6 +35,7 @@ from ._judge import (
     choose_judged_samples,
     memorisation_evidence,
     memorises,
+    sure_ratio_for,
 )
 from ._out_of_fold import (
     fit_on_indices,
@@ -60,24 +62,9 @@ from ._validation import (
     validate_rows,
 )
 from .correction import (
-    WORSE_STANDARD_ERRORS,
-    confidence_ratio,
-    confident_label_issues,
     relabel_weights,
 )
 
-# With contested="set_aside", a relabel is sure only where the new class is at
-# least twice as likely as the label (the "twice" of runner_up_ratio=0.5): the
-# threshold stops at a ratio of 1/2, and the disagreements above it are set
-# aside. In two classes the label is always the runner-up, and a relabel is sure
-# only at a margin of at least 1/2 (the label's probability at most 1/4): a
-# ratio of 1/3. Closer to the boundary a flip is a coin toss.
-SURE_RATIO = 1 / 2
-BINARY_SURE_RATIO = 1 / 3
-# The outcomes of a run that returns the labels as given
-LABELS_KEPT = ("not_memorising", "too_weak_to_judge", "undone")
-# ... and every outcome whose final fit trains on the labels as given
-LABELS_GIVEN = (*LABELS_KEPT, "corrections_contested")
 # Keep the labels of a model whose held-out sure disputes outnumber its
 # agreements with the labels as given (``can_judge``); False: only record them.
 REFUSE_WEAK_JUDGE = True
@@ -93,33 +80,6 @@ REFIT_AFTER_QUIET_CHANGES = False
 # standard errors (twice the undo's bar) stops the run at once, and the labels
 # are kept, instead of running on and undoing at the end; None: judge at the end.
 DECIDE_EARLY = 2.0
-# Where the end verdict would undo and the final fit weighs the relabels, judge
-# once more with fold models fitted as the final fit is (weighed), and undo only
-# if those also agree clearly worse: the judged refits trained on hard labels.
-REJUDGE_WEIGHED = True
-# Where the model does not memorise, its first round's sure disputes are still
-# left out of the final fit if fold models refitted without them agree with the
-# judged samples' given labels better than the first round's by this many
-# standard errors (paired). Leaving a model's own errors out makes it agree
-# more with itself, which under feature-dependent noise can look like a gain of
-# a standard error or two; three times the undo's bar asks for a gain that
-# chance and that bias do not give. A model too weak to judge is not asked:
-# its sure disputes are its own errors as often as the labels'.
-SET_ASIDE_STANDARD_ERRORS = 3.0
-# Where the judged corrections agree with the held-out given labels less than
-# the labels as given do, but not clearly less (no undo), the corrections as a
-# whole are contested: the labels are kept as given, and the samples that
-# confident learning disputes on out-of-fold probabilities of new folds of
-# every sample are left out of the final fit instead. False: keep them.
-CONTEST_CORRECTIONS = True
-# How many new folds: None, as many as ``cv`` (five, as cleanlab, did no better
-# on the studies' sets and cost two more fits)
-CONTESTED_FOLDS = None
-
-
-def sure_ratio_for(n_classes):
-    """The ratio at or below which a held-out dispute of a label is sure."""
-    return BINARY_SURE_RATIO if n_classes == 2 else SURE_RATIO
 
 
 def sure_theta_end(theta, theta_end, sure_ratio):
@@ -262,58 +222,21 @@ class RefitRun(RunPath):
                 ConvergenceWarning,
                 stacklevel=3,
             )
-        selection = None
-        if judge is not None:
-            # a judge on verified labels is unbiased, so any measured loss undoes
-            worse_bar = 0.0 if trusted is not None else WORSE_STANDARD_ERRORS
-            selection = judge.verdict(worse_bar if plc.revert_if_worse else None)
-            if (
-                REJUDGE_WEIGHED
-                and selection is not None
-                and selection["undone"]
-                and stopped != "undone"  # not stopped early
-                and splits is not None
-                and self.weight_key is not None
-            ):
-                self._judge_weighed(
-                    judge, corrector, estimator, X, splits, fit_params, validation
-                )
-                selection = judge.verdict(worse_bar)
-            if selection is not None and selection["undone"]:
-                self._set_back(corrector)
-                stopped = "undone"
-        set_aside = relabel_weight = None
-        # a selection needs the held-out judge; a trusted judge undoes any loss
-        if (
-            CONTEST_CORRECTIONS
-            and selection is not None
-            and not selection["undone"]
-            and selection["gain"] < 0
-            and stopped not in LABELS_KEPT
-            and plc.contested == "auto"
-            and plc.revert_if_worse
-        ):
-            set_aside = self._contested_set_aside(
-                estimator, X, encoded, fit_params, rng
-            )
-            if set_aside is not None:
-                self._set_back(corrector)
-                stopped = "corrections_contested"
-                selection = {
-                    **selection,
-                    "chosen": False,
-                    "n_set_aside": int(set_aside.sum()),
-                }
-        if (
-            stopped == "not_memorising"
-            and plc.contested in ("auto", "set_aside")
-            and splits is not None
-            and validation is not None
-            and trusted is None
-        ):
-            set_aside, selection = self._judged_set_aside(
-                corrector, judge, estimator, X, splits, fit_params, validation
-            )
+        stopped, selection, set_aside = end_run(
+            self,
+            stopped,
+            corrector=corrector,
+            judge=judge,
+            estimator=estimator,
+            X=X,
+            encoded=encoded,
+            splits=splits,
+            fit_params=fit_params,
+            validation=validation,
+            trusted=trusted,
+            rng=rng,
+        )
+        relabel_weight = None
         if held_out and stopped not in LABELS_GIVEN:
             if plc.contested == "set_aside":
                 set_aside = keep_every_class(corrector.contested(), corrector.labels)
@@ -343,102 +266,6 @@ class RefitRun(RunPath):
             set_aside=set_aside,
             relabel_weight=relabel_weight,
         )
-
-    def _set_back(self, corrector):
-        """Set every label back to the given one (logged); say so at verbose 2."""
-        corrector.restore_given_labels()
-        if self.plc.verbose >= 2:
-            tqdm.write(round_line(corrector.history[-1], corrector.labels.shape[0]))
-
-    def _contested_set_aside(self, estimator, X, encoded, fit_params, rng):
-        """The given labels that confident learning disputes, on fresh models.
-
-        Held-out probabilities of every sample on the labels as given: out of
-        fold from new folds of ``cv`` (a new shuffle; a splitter as given), or
-        out of bag from one new ensemble fitted on every sample. None where
-        they cannot be fitted (a fold too small for the estimator).
-        """
-        plc = self.plc
-        cv = plc.cv
-        if CONTESTED_FOLDS is not None and isinstance(cv, Integral):
-            cv = CONTESTED_FOLDS
-        try:
-            if self.confidence == "oob":
-                proba, _ = out_of_bag_proba(
-                    estimator,
-                    X,
-                    encoded,
-                    self.classes,
-                    fit_params=fit_params,
-                    in_sample=False,
-                    n_jobs=plc.n_jobs,
-                )
-            else:
-                proba, _ = out_of_fold_proba(
-                    estimator,
-                    X,
-                    encoded,
-                    make_splits(cv, X, encoded, rng, self.groups),
-                    self.classes,
-                    fit_params=fit_params,
-                    n_jobs=plc.n_jobs,
-                )
-        except ValueError:
-            return None
-        return keep_every_class(confident_label_issues(proba, encoded), encoded)
-
-    def _judged_set_aside(
-        self, corrector, judge, estimator, X, splits, fit_params, validation
-    ):
-        """The first round's sure disputes, where leaving them out is clearly better.
-
-        A model that does not memorise keeps the labels as given. Its sure
-        disputes are the samples whose held-out label probability in the first
-        round was at most the sure ratio of the top class's
-        (``sure_ratio_for``). The same folds are refitted without the
-        fold-trained ones, and where those models agree with the judged
-        samples' given labels better than the first round's by more than
-        ``SET_ASIDE_STANDARD_ERRORS`` standard errors, paired, every sure
-        dispute is left out of the final fit: the judged ones too, whose
-        probabilities come from the same fold models, held out as well (the
-        comparison tests the rule, not the particular samples).
-
-        Returns
-        -------
-        set_aside : ndarray of bool of shape (n_samples,) or None
-            The sure disputes where they are left out; None otherwise.
-        selection : dict or None
-            The comparison (``selection_``, with ``"compared": "set_aside"``);
-            None where there was no candidate or the folds could not be
-            refitted without them.
-        """
-        labels = corrector.initial_labels
-        (proba,) = corrector.recorded  # the refusal ends the run after round 0
-        trained = np.ones(labels.shape[0], dtype=bool)
-        trained[validation] = False
-        sure = confidence_ratio(proba, labels) <= sure_ratio_for(proba.shape[1])
-        disputed = keep_every_class(trained & sure, labels)
-        if not disputed.any():
-            return None, None
-        try:
-            proba_without, _ = out_of_fold_proba(
-                estimator,
-                X,
-                labels,
-                splits_without(splits, disputed),
-                self.classes,
-                fit_params=fit_params,
-                n_jobs=self.plc.n_jobs,
-                validation=validation,
-            )
-        except ValueError:
-            # too few samples left in a fold for the estimator (k-NN:
-            # n_neighbors): nothing to compare, the labels stay as given
-            return None, None
-        selection = judge.compare_with_given(proba_without, SET_ASIDE_STANDARD_ERRORS)
-        set_aside = keep_every_class(sure, labels)
-        selection["n_set_aside"] = int(set_aside.sum())
-        return (set_aside if selection["chosen"] else None), selection
 
     def _final_model(
         self,
@@ -615,33 +442,6 @@ class RefitRun(RunPath):
                     break
             progress.set_postfix_str(stopped)
         return stopped
-
-    def _judge_weighed(
-        self, judge, corrector, estimator, X, splits, fit_params, validation
-    ):
-        """Judge fold models fitted on the current labels as the final fit is.
-
-        Nothing is judged where no relabel would be weighed.
-        """
-        weight = relabel_weights(
-            corrector.pass_proba(), corrector.initial_labels, corrector.labels
-        )
-        if not (weight < 1).any():
-            return
-        proba = weighed_out_of_fold_proba(
-            estimator,
-            X,
-            corrector.labels,
-            corrector.initial_labels,
-            weight,
-            splits,
-            classes=self.classes,
-            params=fit_params,
-            key=self.weight_key,
-            validation=validation,
-            n_jobs=self.plc.n_jobs,
-        )
-        judge.judge(proba, corrector.n_rounds, weighed=True)
 
     def _leaves_out_doubtful(self):
         """Whether the doubtful samples stay out of the fits (``unweighed_set_aside``).

@@ -42,7 +42,7 @@ def test_verbose_says_when_the_sure_disputes_were_left_out(capsys):
 def test_verbose_says_when_corrections_were_undone_and_the_evidence(
     noisy_blobs, capsys, monkeypatch
 ):
-    monkeypatch.setattr("sklearn_plc._refit_run.WORSE_STANDARD_ERRORS", -1e9)
+    monkeypatch.setattr("sklearn_plc._ending.WORSE_STANDARD_ERRORS", -1e9)
     plc = PLCClassifier(forest(), verbose=1, random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     (line,) = capsys.readouterr().out.strip().splitlines()

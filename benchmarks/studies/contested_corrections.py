@@ -10,7 +10,7 @@ PLC's own first-round probabilities does not close the gap there
 keeps the labels as given in those runs and leaves out of the final fit the
 samples that confident learning (``sklearn_plc.correction.confident_label_issues``)
 disputes on fresh out-of-fold probabilities of every sample
-(``_refit_run.CONTESTED_FOLDS`` folds): ``cl5`` (5 folds, as cleanlab), ``cl3``
+(``_ending.CONTESTED_FOLDS`` folds): ``cl5`` (5 folds, as cleanlab), ``cl3``
 (3, the default ``cv``). Only the runs that the rule changes are
 rerun; the others keep their logged result.
 
@@ -97,13 +97,13 @@ FOLDS = {"cl5": 5, "cl3": 3}
 
 
 def run_job(dataset, model, noise, seed, what, chosen=()):
-    import sklearn_plc._refit_run as refit_run
+    import sklearn_plc._ending as ending
 
     warnings.simplefilter("ignore")
     row = dict(zip(RUN_KEY, (dataset, model, noise, seed), strict=True))
     if what == "tables":
         for variant in chosen or ("cl5",):
-            with patched(refit_run, CONTESTED_FOLDS=FOLDS[variant]):
+            with patched(ending, CONTESTED_FOLDS=FOLDS[variant]):
                 cell = tables_plc_cell(dataset, noise, seed)
             row["std"] = cell["Standard"]["accuracy"]
             row[variant] = {
@@ -120,7 +120,7 @@ def run_job(dataset, model, noise, seed, what, chosen=()):
     variants = chosen or (("cl5", "cl3") if what == "dev" else ("cl5",))
     for variant in variants:
         folds = FOLDS[variant]
-        with patched(refit_run, CONTESTED_FOLDS=folds):
+        with patched(ending, CONTESTED_FOLDS=folds):
             row[variant] = fit_plc_row(make, X, np.asarray(y), seed, y_clean, score)
     return row
 

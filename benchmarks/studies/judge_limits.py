@@ -79,7 +79,7 @@ def probe(model, noise, seed, params):
 def pooled(dataset, model, noise, seed, draws):
     """Run 0 (the default run) and the judged evidence of `draws` set-aside draws."""
     warnings.simplefilter("ignore")
-    import sklearn_plc._refit_run as C
+    import sklearn_plc._ending as C
     from sklearn_plc import PLCClassifier
 
     measured = with_standard(dataset, model, noise, seed, make_cell=noisy_cell)

@@ -48,14 +48,14 @@ MAY_NOT_MEMORISE = ("naive-bayes", "logistic", "base", "5-nn")
 
 
 def run_job(dataset, model, noise, seed, check):
-    import sklearn_plc._refit_run as refit_run
+    import sklearn_plc._ending as ending
     from sklearn_plc import PLCClassifier
 
     drawn = drawn_with_purity(dataset, model, noise, seed, check)
     if drawn is None:
         return None
     (X, y_true, y_noisy, make), row, score = drawn
-    with patched(refit_run, SET_ASIDE_STANDARD_ERRORS=-np.inf):
+    with patched(ending, SET_ASIDE_STANDARD_ERRORS=-np.inf):
         plc = PLCClassifier(make(), random_state=seed).fit(X, y_noisy)
     if plc.termination_condition_ != "not_memorising" or not plc.set_aside_.any():
         return None

@@ -5,7 +5,8 @@ dev seeds) across its run paths: scikit-learn refits with out-of-fold
 confidence (corrected, kept for want of memorisation, undone), out-of-bag,
 in-sample, trusted samples, the undo off, every sample judging, and a skorch net
 (training-pass and eval-pass outputs). For each it records a digest of
-``labels_``, of the test predictions and of ``history_``, with the run's outcome.
+``labels_``, of the test predictions, of ``history_`` and of ``set_aside_``,
+with the run's outcome.
 
     PYTHONPATH=. python benchmarks/studies/same_labels.py record OUT.json
     PYTHONPATH=. python benchmarks/studies/same_labels.py compare A.json B.json
@@ -37,6 +38,12 @@ CELLS = (
     ("oob-rf-wine", "wine-rf", "I-35", 100, {"confidence": "oob"}, None),
     ("oob-rf-synthetic", "synthetic-5-rf", "III-35", 101, {"confidence": "oob"}, None),
     ("in-sample-lr-wine", "wine", "I-35", 100, {"confidence": "in_sample"}, None),
+    ("cv-lr-wine-asym", "wine", "I+A30", 102, {}, None),
+    ("cv-lr-wine-70", "wine", "II-70", 100, {}, None),
+    ("cv-rf-wine-hybrid", "wine-rf", "III+U30", 100, {}, None),
+    ("cv-rf-wine-flip", "wine-rf", "I-35-flip", 101, {}, None),
+    ("cv-rf-synthetic-hybrid", "synthetic-5-rf", "II+U60", 102, {}, None),
+    ("oob-rf-wine-flip", "wine-rf", "I-35-flip", 101, {"confidence": "oob"}, None),
     ("net-digits", "digits", "I-35", 100, {}, None),
     ("net-digits-eval", "digits", "III+U30", 101, {"confidence": "eval_pass"}, None),
 )
@@ -61,7 +68,12 @@ def _evidence_digest(model):
         if evidence is None:
             return None
         return {
-            key: round(float(value), 10) if not isinstance(value, bool) else value
+            key: (
+                round(float(value), 10)
+                if isinstance(value, (int, float, np.number))
+                and not isinstance(value, bool)
+                else value
+            )
             for key, value in sorted(evidence.items())
         }
 
@@ -90,6 +102,7 @@ def fingerprint(name, dataset, noise, seed, params, fit_keywords):
         "predictions": _digest(predicted),
         "history": _history_digest(model.history_),
         "evidence": _evidence_digest(model),
+        "set_aside": None if model.set_aside_ is None else _digest(model.set_aside_),
         "termination": model.termination_condition_,
         "n_changed": int(np.count_nonzero(model.labels_ != y_noisy)),
         "accuracy": float(np.mean(predicted == y_test)),
@@ -116,7 +129,8 @@ def compare(before_path, after_path):
         new = after.get(cell)
         same = new is not None and all(
             old[key] == new[key]
-            for key in ("labels", "predictions", "history", "evidence")
+            for key in ("labels", "predictions", "history", "evidence", "set_aside")
+            if key in old
         )
         differ += not same
         print(

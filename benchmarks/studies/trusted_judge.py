@@ -61,7 +61,7 @@ def _judging_on(reference):
 
 def run(dataset, model, noise, seed):
     warnings.simplefilter("ignore")
-    import sklearn_plc._refit_run as C
+    import sklearn_plc._ending as C
     from sklearn_plc import PLCClassifier
     from sklearn_plc._judge import HeldOutJudge
 

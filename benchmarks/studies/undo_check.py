@@ -40,6 +40,7 @@ SEEDS = (100, 101, 102)
 
 
 def run_job(dataset, model, noise, seed, check):
+    import sklearn_plc._ending as ending
     import sklearn_plc._refit_run as refit_run
     from sklearn_plc import PLCClassifier
 
@@ -50,10 +51,12 @@ def run_job(dataset, model, noise, seed, check):
     row["default"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
     if row["default"]["termination"] != "undone":
         return row
-    with patched(refit_run, WORSE_STANDARD_ERRORS=2.0):
+    with patched(ending, WORSE_STANDARD_ERRORS=2.0):
         row["bar2"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
-    never = {"WORSE_STANDARD_ERRORS": np.inf, "DECIDE_EARLY": None}
-    with patched(refit_run, **never):
+    with (
+        patched(ending, WORSE_STANDARD_ERRORS=np.inf),
+        patched(refit_run, DECIDE_EARLY=None),
+    ):
         plc = PLCClassifier(make(), random_state=seed).fit(X_train, y_noisy)
     row["kept"] = {
         "acc": score(plc),

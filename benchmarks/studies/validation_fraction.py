@@ -7,7 +7,7 @@ Run from the repository root at the commit that introduced validation_fraction
     python benchmarks/studies/validation_fraction.py tables OUT.json default,vf20e
     python benchmarks/studies/validation_fraction.py lr    OUT.json default,vf20e
 
-Variants: "_undo" sets the undo bar (sklearn_plc._refit_run.WORSE_STANDARD_ERRORS)
+Variants: "_undo" sets the undo bar (sklearn_plc._ending.WORSE_STANDARD_ERRORS)
 in the worker. Dev split 1 and seeds 100-102 only; nothing here uses split 0.
 """
 
@@ -33,7 +33,7 @@ VARIANTS = {
 
 def run(dataset, model, noise, seed, variants):
     warnings.simplefilter("ignore")
-    import sklearn_plc._refit_run as C
+    import sklearn_plc._ending as C
     from sklearn_plc import PLCClassifier
 
     measured = with_standard(dataset, model, noise, seed)
