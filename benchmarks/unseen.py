@@ -233,7 +233,43 @@ def summarise(rows):
             summary[key]["cleanlab_cost"] = float(
                 np.median([r["cleanlab_s"] / r["standard_s"] for r in runs])
             )
+            summary[key]["versus_cleanlab"] = [
+                100 * (r["plc"] - r["cleanlab"]) for r in runs
+            ]
     return summary
+
+
+def paired_with_cleanlab(summary):
+    """PLC − cleanlab run by run, and the cells cleanlab leads beyond the seeds' spread.
+
+    A cell's lead is clear where its mean paired difference (same split, noise
+    and seed) is more than two standard errors of those differences below 0.
+
+    Returns
+    -------
+    dict or None
+        ``ahead``, ``level`` and ``behind`` (runs), ``runs``, ``cells_behind``
+        and ``clearly_behind`` (cells); None without cleanlab runs.
+    """
+    cells = [c["versus_cleanlab"] for c in summary.values() if "versus_cleanlab" in c]
+    if not cells:
+        return None
+    differences = np.concatenate(cells)
+    behind = [np.asarray(cell) for cell in cells if np.mean(cell) < 0]
+    clearly = [
+        cell
+        for cell in behind
+        if cell.shape[0] > 1
+        and cell.mean() < -2 * cell.std(ddof=1) / np.sqrt(cell.shape[0])
+    ]
+    return {
+        "runs": int(differences.shape[0]),
+        "ahead": int(np.sum(differences > 0)),
+        "level": int(np.sum(differences == 0)),
+        "behind": int(np.sum(differences < 0)),
+        "cells_behind": len(behind),
+        "clearly_behind": len(clearly),
+    }
 
 
 def format_unseen(summary, meta):
@@ -289,6 +325,16 @@ def format_unseen(summary, meta):
             f"{sum(g >= -0.5 for g in gains)} | {min(gains):+.1f} | "
             f"{np.median([cell['cost'] for cell in cells]):.1f}× | {versus} |"
         )
+    paired = paired_with_cleanlab(summary)
+    if paired is not None:
+        lines += [
+            "",
+            f"PLC against cleanlab run by run (same split, noise and seed): ahead in "
+            f"{paired['ahead']} of {paired['runs']} runs, level in {paired['level']}, "
+            f"behind in {paired['behind']}. Of the {paired['cells_behind']} cells "
+            f"where cleanlab's mean is ahead, {paired['clearly_behind']} are ahead "
+            "by more than two standard errors of the seeds' paired differences.",
+        ]
     return "\n".join(lines)
 
 

@@ -222,6 +222,48 @@ def test_unseen_runs_its_second_check_when_named(tmp_path):
     assert "judge_margin" in run["memorisation"]
 
 
+def test_unseen_counts_cleanlab_leads_beyond_the_seeds_spread():
+    from benchmarks.unseen import paired_with_cleanlab, summarise
+
+    def run(dataset, seed, plc, cleanlab):
+        return {
+            "model": "m",
+            "dataset": dataset,
+            "noise": "U30",
+            "seed": seed,
+            "standard": 0.5,
+            "plc": plc,
+            "cleanlab": cleanlab,
+            "purity_before": 0.7,
+            "purity_after": 0.7,
+            "standard_s": 1.0,
+            "plc_s": 2.0,
+            "cleanlab_s": 2.0,
+            "termination": "converged",
+            "undone": False,
+        }
+
+    rows = [
+        # cleanlab ahead by 2 points in every seed: clearly
+        *(run("a", seed, 0.70 + seed / 100, 0.72 + seed / 100) for seed in range(3)),
+        # ahead on the mean, within the seeds' spread
+        run("b", 0, 0.70, 0.75),
+        run("b", 1, 0.70, 0.66),
+        run("b", 2, 0.70, 0.70),
+        # PLC ahead
+        *(run("c", seed, 0.80, 0.70) for seed in range(3)),
+    ]
+    paired = paired_with_cleanlab(summarise(rows))
+    assert paired == {
+        "runs": 9,
+        "ahead": 4,
+        "level": 1,
+        "behind": 4,
+        "cells_behind": 2,
+        "clearly_behind": 1,
+    }
+
+
 def test_a_dataset_of_another_command_is_rejected_with_its_choices(tmp_path):
     with pytest.raises(SystemExit, match="--datasets hard-4 not known to this command"):
         main(["tables", "--datasets", "hard-4", "--output", str(tmp_path)])
