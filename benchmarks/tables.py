@@ -945,13 +945,18 @@ def plot_gains(rows, meta, path):
                 )
                 for n in noises
             ]
-            ax.bar(
+            bars = ax.bar(
                 positions + (offset - (len(others) - 1) / 2) * width,
                 gains,
                 width,
                 label=method,
             )
+            # the value on each bar: a gain of 0 (labels kept) shows as +0.0
+            ax.bar_label(bars, fmt="%+.1f", fontsize=7)
         ax.axhline(0, color="black", linewidth=0.8)
+        # one slot per noise cell, so that a lone cell's bars keep their width
+        ax.set_xlim(-0.6, len(noises) - 0.4)
+        ax.margins(y=0.2)  # room for the values above and below the bars
         ax.set_xticks(
             positions,
             [NOISE_CELLS[n].label for n in noises],
