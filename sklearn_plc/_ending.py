@@ -3,8 +3,8 @@
 Once the loop of :class:`~sklearn_plc._refit_run.RefitRun` has stopped, the
 held-out judge's end verdict decides what the final fit trains on:
 
-- **kept**: the corrected labels (the final fit may still weigh or leave out
-  the doubtful ones; that is the run's own business);
+- **kept**: the corrected labels (``RefitRun``'s final fit may still weigh
+  the relabels or leave the doubtful samples out);
 - **undone** (``"undone"``): the corrections trained clearly worse models, so
   the labels go back to those given; where the final fit would weigh the
   relabels, fold models fitted as it is fitted are judged once more first
