@@ -38,7 +38,6 @@ import numpy as np
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     RUN_KEY,
-    STUDIES_DIR,
     fit_plc_row,
     load_rows,
     patched,
@@ -47,14 +46,9 @@ from benchmarks.studies.common import (
     run_or_summarise,
     with_standard_and_cleanlab,
 )
+from benchmarks.studies.contested_corrections import CORRECTED, before_rows
 
-BEFORE = STUDIES_DIR + "undo_recheck_{}.json"
-CORRECTED = ("converged", "max_iter")
 BARS = {"removal": -np.inf, "SET-0": 0.0, "SET-1": 1.0, "SET-2": 2.0, "library": np.inf}
-
-
-def before_rows(what):
-    return {tuple(r[k] for k in RUN_KEY): r for r in load_rows(BEFORE.format(what))}
 
 
 def judged_by_removal(row):
