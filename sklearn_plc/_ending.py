@@ -78,7 +78,6 @@ def end_run(
     judge,
     estimator,
     X,
-    encoded,
     splits,
     fit_params,
     validation,
@@ -96,13 +95,14 @@ def end_run(
     stopped : str
         Why the loop ended.
     corrector : LabelCorrector
-        The run's labels; set back to the given ones where undone or contested.
+        The run's labels (the given ones: ``initial_labels``); set back to the
+        given ones where undone or contested.
     judge : HeldOutJudge or None
         None without held-out confidence (nothing to judge).
     estimator : estimator object
         The (seeded) estimator the run fits.
-    X, encoded, splits, fit_params, validation
-        As the loop had them; `encoded` are the given labels.
+    X, splits, fit_params, validation
+        As the loop had them.
     trusted : ndarray or None
         The verified samples, if any (a judge on them undoes any loss).
     rng : RandomState
@@ -150,7 +150,9 @@ def end_run(
         and plc.contested == "auto"
         and plc.revert_if_worse
     ):
-        set_aside = contested_set_aside(run, estimator, X, encoded, fit_params, rng)
+        set_aside = contested_set_aside(
+            run, estimator, X, corrector.initial_labels, fit_params, rng
+        )
         if set_aside is not None:
             set_back(run, corrector)
             stopped = "corrections_contested"

@@ -229,7 +229,6 @@ class RefitRun(RunPath):
             judge=judge,
             estimator=estimator,
             X=X,
-            encoded=encoded,
             splits=splits,
             fit_params=fit_params,
             validation=validation,

@@ -32,6 +32,7 @@ import sys
 import time
 import warnings
 from collections import defaultdict
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -62,9 +63,9 @@ def run_job(dataset, model, noise, seed, what):
     from sklearn.base import clone
 
     from sklearn_plc import _judge
-    from sklearn_plc._final_fit import keep_every_class
+    from sklearn_plc._ending import contested_set_aside
     from sklearn_plc._out_of_fold import make_splits, out_of_fold_proba, splits_without
-    from sklearn_plc.correction import agreement_gain, confident_label_issues
+    from sklearn_plc.correction import agreement_gain
 
     warnings.simplefilter("ignore")
     (X, _, y_clean, _, y, make), row, score = with_standard_and_cleanlab(
@@ -91,16 +92,16 @@ def run_job(dataset, model, noise, seed, what):
     rng = np.random.RandomState(seed + 7919)
     estimator = make()
     start = time.perf_counter()
-    proba, _ = out_of_fold_proba(
-        estimator,
-        X,
-        encoded,
-        make_splits(3, X, encoded, rng, None),
-        classes,
-        fit_params={},
-        n_jobs=1,
+    # the contested path's flags, with cv=3 (its default)
+    contest = SimpleNamespace(
+        plc=SimpleNamespace(cv=3, n_jobs=1),
+        confidence="cv",
+        classes=classes,
+        groups=None,
     )
-    flagged = keep_every_class(confident_label_issues(proba, encoded), encoded)
+    flagged = contested_set_aside(contest, estimator, X, encoded, {}, rng)
+    if flagged is None:  # a fold too small for the estimator
+        return row
     training = np.setdiff1d(np.arange(encoded.shape[0]), judged)
     splits = make_splits(3, X, encoded, rng, None, train=training)
     removal_proba, _ = out_of_fold_proba(
