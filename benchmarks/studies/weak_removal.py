@@ -1,0 +1,231 @@
+"""A model too weak to judge: can it still spot labels that are implausible to it?
+
+Question (issue "Ahead of cleanlab", the refusal): PLC keeps the labels of a
+model too weak to judge (its held-out sure disputes outnumber its agreements),
+because its disputes are its own errors as often as the labels'. Cleanlab then
+often gains a little under uniform noise and loses under feature-dependent
+(PMD) noise. The mechanism suggests a finer signal: a weak model's own errors,
+and PMD's flips, land on a class the model finds plausible (its runner-up),
+while a label drawn at random, as uniform noise draws it, usually lands on a
+class the model finds implausible. So among the first round's held-out
+disputes, those whose given label is far down the model's ranking are more
+likely wrong labels than model errors, whatever the model's accuracy.
+
+Each run fits PLC with the library's defaults; where it ends
+``too_weak_to_judge`` (or ``not_memorising``), the first round's held-out
+probabilities of every sample are read (out of fold or out of bag; the judged
+fifth's from the same fold models), and a final model is fitted on every sample
+but those of each candidate set, scored on the clean test labels:
+
+- ``cl``: confident learning's flags (``correction.confident_label_issues``);
+- ``sure``: PLC's sure disputes (the label's probability at most the sure
+  ratio of the top class's: ½, a third in two classes);
+- ``far``: the sure disputes whose given label is not among the model's top
+  two classes (``far-3``: not among its top three);
+- ``below-chance``: the disputes whose given label's probability is below
+  ``1 / n_classes``, the chance level of a model that knows nothing;
+- ``cl-far``: confident learning's flags whose label is not in the top two.
+
+The dev set is the dev protocol's cells plus the weak 20-class set with the
+tree ensembles and 5-NN (``weak20-dev``: the refusal's own case, with the
+models of the unseen check's refused ``many-20`` runs), seeds 100-102.
+
+Usage (from the repository root, ``PYTHONPATH=.``)::
+
+    python benchmarks/studies/weak_removal.py run OUT.json dev|unseen|fresh
+    python benchmarks/studies/weak_removal.py summary [UNSEEN_LOG] LOG.json...
+
+On the unseen check only the runs that its full log (``UNSEEN_LOG``) ends
+refused are refitted; give that log first to ``summary`` for the others.
+"""
+
+import sys
+from collections import defaultdict
+
+import numpy as np
+
+sys.path.insert(0, ".")
+from benchmarks.studies.common import (
+    RUN_KEY,
+    STUDIES_DIR,
+    drawn_with_purity,
+    fit_plc_row,
+    load_rows,
+    patched,
+    run_and_dump,
+    study_jobs,
+)
+
+SEEDS = (100, 101, 102)
+# the unseen check's full run at HEAD: its runs stand in for those not refitted
+UNSEEN_LOG = STUDIES_DIR + "unseen_2026-11-27.json"
+REFUSED = ("too_weak_to_judge", "not_memorising")
+CANDIDATES = ("cl", "sure", "far", "far-3", "below-chance", "cl-far")
+# the weak 20-class dev set with the models the unseen check refuses on many-20
+EXTRA_DEV_MODELS = ("random-forest", "extra-trees", "bagged-trees", "5-nn")
+
+
+def jobs(what):
+    found = study_jobs(what, SEEDS)
+    if what == "unseen":
+        # only the runs that the check's log (the library at HEAD) ends refused
+        refused = {
+            tuple(row[key] for key in RUN_KEY)
+            for row in _benchmark_rows(UNSEEN_LOG)
+            if row["lib"]["termination"] in REFUSED
+        }
+        return [job for job in found if job[:4] in refused]
+    if what == "dev":
+        found += [
+            ("weak20-dev", model, noise, seed, False)
+            for model in EXTRA_DEV_MODELS
+            for noise in ("I-35", "III-35", "U30")
+            for seed in SEEDS
+        ]
+    return found
+
+
+def candidate_sets(proba, labels):
+    """Each candidate set (:data:`CANDIDATES`) on first-round probabilities."""
+    from sklearn_plc._judge import sure_ratio_for
+    from sklearn_plc.correction import confidence_ratio, confident_label_issues
+
+    n_classes = proba.shape[1]
+    given = proba[np.arange(labels.shape[0]), labels]
+    # the given label's rank in the model's ordering, 1 = top (a tie counts for it)
+    rank = 1 + (proba > given[:, None]).sum(axis=1)
+    disputed = rank > 1
+    sure = confidence_ratio(proba, labels) <= sure_ratio_for(n_classes)
+    flagged = confident_label_issues(proba, labels)
+    return {
+        "cl": flagged,
+        "sure": sure,
+        "far": sure & (rank > 2),
+        "far-3": sure & (rank > 3),
+        "below-chance": disputed & (given < 1.0 / n_classes),
+        "cl-far": flagged & (rank > 2),
+    }
+
+
+def run_job(dataset, model, noise, seed, check):
+    import sklearn_plc._refit_run as refit_run
+    from sklearn_plc._final_fit import keep_every_class
+
+    drawn = drawn_with_purity(dataset, model, noise, seed, check)
+    if drawn is None:
+        return None
+    (X_train, y_train, y_noisy, make), row, score = drawn
+    seen = {}
+    end_run = refit_run.end_run
+
+    def recording_end_run(run, stopped, *, corrector, **kwargs):
+        if corrector.recorded:
+            seen["proba"] = corrector.recorded[0].copy()
+            seen["labels"] = corrector.initial_labels.copy()
+            seen["classes"] = run.classes
+        return end_run(run, stopped, corrector=corrector, **kwargs)
+
+    with patched(refit_run, end_run=recording_end_run):
+        row["lib"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
+    if row["lib"]["termination"] not in REFUSED or "proba" not in seen:
+        return row
+    labels, classes = seen["labels"], seen["classes"]
+    wrong = classes[labels] != y_train
+    row["n_wrong"] = int(wrong.sum())
+    for name, flagged in candidate_sets(seen["proba"], labels).items():
+        flagged = keep_every_class(flagged, labels)
+        entry = {"n": int(flagged.sum()), "wrong": int((flagged & wrong).sum())}
+        if flagged.any():
+            kept = ~flagged
+            try:
+                entry["acc"] = score(make().fit(X_train[kept], y_noisy[kept]))
+            except ValueError:
+                entry["acc"] = row["lib"]["acc"]
+        else:
+            entry["acc"] = row["lib"]["acc"]
+        row[name] = entry
+    return row
+
+
+def _benchmark_rows(path):
+    """A ``benchmarks unseen`` log's runs as this study's rows (library only)."""
+    import json
+
+    with open(path) as file:
+        runs = json.load(file)["runs"]
+    return [
+        {
+            **{key: run[key] for key in RUN_KEY},
+            "std": run["standard"],
+            "cleanlab": run["cleanlab"],
+            "lib": {"acc": run["plc"], "termination": run["termination"]},
+        }
+        for run in runs
+        if run["model"] != "mlp"
+    ]
+
+
+def summary(*paths):
+    """The study's figures; a ``benchmarks unseen`` log fills the runs not refitted."""
+    import json
+
+    by_key = {}
+    for path in paths:
+        with open(path) as file:
+            logged = json.load(file)
+        found = _benchmark_rows(path) if isinstance(logged, dict) else load_rows(path)
+        for row in found:
+            by_key[tuple(row[key] for key in RUN_KEY)] = row
+    rows = list(by_key.values())
+    refused = [row for row in rows if any(c in row for c in CANDIDATES)]
+    print(f"{len(rows)} runs, {len(refused)} refused")
+    for group_key in ("noise", "model", "dataset"):
+        groups = defaultdict(list)
+        for row in refused:
+            groups[row[group_key]].append(row)
+        print(f"\nby {group_key} (after − library a run, points; precision):")
+        for name, runs in sorted(groups.items()):
+            parts = [f"{len(runs)} runs", f"cleanlab {_mean_gain(runs, 'cleanlab'):+.2f}"]
+            for candidate in CANDIDATES:
+                gain = _mean_gain(runs, candidate)
+                n = sum(r[candidate]["n"] for r in runs)
+                right = sum(r[candidate]["wrong"] for r in runs)
+                precision = right / n if n else float("nan")
+                parts.append(f"{candidate} {gain:+.2f} ({precision:.2f})")
+            print(f"  {name}: " + ", ".join(parts))
+    cells = defaultdict(list)
+    for row in rows:
+        cells[(row["dataset"], row["model"], row["noise"])].append(row)
+    print("\nper cell, variant applied to its refused runs (library elsewhere):")
+    for candidate in ("lib", *CANDIDATES):
+        gains, ahead = [], 0
+        for runs in cells.values():
+            acc = np.mean([_acc(r, candidate) for r in runs])
+            std = np.mean([r["std"] for r in runs])
+            gains.append(100 * (acc - std))
+            ahead += acc >= np.mean([r["cleanlab"] for r in runs])
+        within = sum(g >= -0.5 for g in gains)
+        print(
+            f"  {candidate}: {len(cells)} cells, mean {np.mean(gains):+.2f}, "
+            f"within 0.5 {within}, >= cleanlab {ahead}, worst {min(gains):+.1f}"
+        )
+
+
+def _acc(row, variant):
+    if variant in row:
+        return row[variant]["acc"] if isinstance(row[variant], dict) else row[variant]
+    return row["lib"]["acc"]
+
+
+def _mean_gain(runs, variant):
+    return 100 * np.mean([_acc(r, variant) - r["lib"]["acc"] for r in runs])
+
+
+if __name__ == "__main__":
+    command, *args = sys.argv[1:]
+    if command == "run":
+        run_and_dump(run_job, jobs(args[1]), args[0])
+    elif command == "summary":
+        summary(*args)
+    else:
+        raise SystemExit(__doc__)
