@@ -185,12 +185,13 @@ def summary(*paths):
             groups[row[group_key]].append(row)
         print(f"\nby {group_key} (after − library a run, points; precision):")
         for name, runs in sorted(groups.items()):
-            parts = [f"{len(runs)} runs", f"cleanlab {_mean_gain(runs, 'cleanlab'):+.2f}"]
+            cleanlab = _mean_gain(runs, "cleanlab")
+            parts = [f"{len(runs)} runs", f"cleanlab {cleanlab:+.2f}"]
             for candidate in CANDIDATES:
                 gain = _mean_gain(runs, candidate)
                 n = sum(r[candidate]["n"] for r in runs)
-                right = sum(r[candidate]["wrong"] for r in runs)
-                precision = right / n if n else float("nan")
+                wrong = sum(r[candidate]["wrong"] for r in runs)
+                precision = wrong / n if n else float("nan")
                 parts.append(f"{candidate} {gain:+.2f} ({precision:.2f})")
             print(f"  {name}: " + ", ".join(parts))
     cells = defaultdict(list)
