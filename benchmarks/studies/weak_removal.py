@@ -165,8 +165,11 @@ def _benchmark_rows(path):
     ]
 
 
-def summary(*paths):
-    """The study's figures; a ``benchmarks unseen`` log fills the runs not refitted."""
+def summary(*paths, runs_changed="refused"):
+    """The study's figures; a ``benchmarks unseen`` log fills the runs not refitted.
+
+    `runs_changed` names the runs that the candidates change, in the report.
+    """
     import json
 
     by_key = {}
@@ -178,7 +181,7 @@ def summary(*paths):
             by_key[tuple(row[key] for key in RUN_KEY)] = row
     rows = list(by_key.values())
     refused = [row for row in rows if any(c in row for c in CANDIDATES)]
-    print(f"{len(rows)} runs, {len(refused)} refused")
+    print(f"{len(rows)} runs, {len(refused)} {runs_changed}")
     for group_key in ("noise", "model", "dataset"):
         groups = defaultdict(list)
         for row in refused:
@@ -197,7 +200,9 @@ def summary(*paths):
     cells = defaultdict(list)
     for row in rows:
         cells[(row["dataset"], row["model"], row["noise"])].append(row)
-    print("\nper cell, variant applied to its refused runs (library elsewhere):")
+    print(
+        f"\nper cell, variant applied to its {runs_changed} runs (library elsewhere):"
+    )
     for candidate in ("lib", *CANDIDATES):
         gains, ahead = [], 0
         for runs in cells.values():

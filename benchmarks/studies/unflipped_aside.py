@@ -1,0 +1,157 @@
+"""Where PLC corrects, leave out the labels it still disputes but did not flip.
+
+Question (issue "Ahead of cleanlab"): on dev as on the unseen check, cleanlab
+leads PLC most often with the models that memorise every label, the tree
+ensembles (dev: extra trees, random forest and gradient boosting ahead of
+cleanlab in 3 of 12, 3 of 12 and 3 of 9 cells). A fully grown tree gives every
+wrong label a region of its own; PLC's weighed final fit makes a doubtful
+relabel neutral there (both labels at ``w`` and ``1 − w``), but a sample whose
+label the model still disputes and that was not flipped (below the
+threshold's confidence, stopped by ``runner_up_ratio``) keeps its label at full
+weight, where cleanlab would remove it. Each corrected run (``converged`` or
+``max_iter``, a weighed final fit) is refitted with the library's defaults; then
+final models are fitted as the library's is (every relabel on both its labels,
+by the same weights), but without:
+
+- ``unflipped-disputed``: the unflipped samples whose top class on the last pass's
+  probabilities is not their label;
+- ``unflipped-sure``: the unflipped samples surely disputed there (the label's
+  probability at most the sure ratio of the top class's);
+- ``unflipped-cl``: the unflipped samples that confident learning flags on those
+  probabilities against the current labels.
+
+Only the memorising models' corrected runs can change (5-NN already leaves its
+doubtful samples out); the other runs are read from a log of the same library
+(dev: ``weak_removal_dev.json``; unseen: ``unseen_2026-11-27.json``).
+
+Usage (from the repository root, ``PYTHONPATH=.``)::
+
+    python benchmarks/studies/unflipped_aside.py run OUT.json dev|unseen
+    python benchmarks/studies/unflipped_aside.py summary BASE_LOG LOG.json
+"""
+
+import sys
+
+import numpy as np
+
+sys.path.insert(0, ".")
+from benchmarks.studies.common import (
+    STUDIES_DIR,
+    drawn_with_purity,
+    fit_plc_row,
+    patched,
+    run_and_dump,
+)
+from benchmarks.studies.weak_removal import jobs as dev_jobs
+
+VARIANTS = ("unflipped-disputed", "unflipped-sure", "unflipped-cl")
+CORRECTED = ("converged", "max_iter")
+MEMORISING = (
+    "extra-trees",
+    "random-forest",
+    "bagged-trees",
+    "gradient-boosting",
+    "base",
+)
+BASE_LOGS = {
+    "dev": STUDIES_DIR + "weak_removal_dev.json",
+    "unseen": STUDIES_DIR + "unseen_2026-11-27.json",
+}
+
+
+def jobs(what):
+    from benchmarks.studies.weak_removal import _benchmark_rows, load_rows
+
+    path = BASE_LOGS[what]
+    rows = _benchmark_rows(path) if what == "unseen" else load_rows(path)
+    corrected = {
+        (r["dataset"], r["model"], r["noise"], r["seed"])
+        for r in rows
+        if r["lib"]["termination"] in CORRECTED and r["model"] in MEMORISING
+    }
+    from benchmarks.studies.common import study_jobs
+
+    found = dev_jobs(what) if what == "dev" else study_jobs(what, (100, 101, 102))
+    return [job for job in found if job[:4] in corrected]
+
+
+def unflipped_sets(proba, labels, given):
+    from sklearn_plc._judge import sure_ratio_for
+    from sklearn_plc.correction import confidence_ratio, confident_label_issues
+
+    unflipped = labels == given
+    ratio = confidence_ratio(proba, labels)
+    return {
+        "unflipped-disputed": unflipped & (ratio < 1.0),
+        "unflipped-sure": unflipped & (ratio <= sure_ratio_for(proba.shape[1])),
+        "unflipped-cl": unflipped & confident_label_issues(proba, labels),
+    }
+
+
+def run_job(dataset, model, noise, seed, check):
+    import sklearn_plc._refit_run as refit_run
+    from sklearn_plc._final_fit import keep_every_class, weighed_fit
+    from sklearn_plc.correction import relabel_weights
+
+    drawn = drawn_with_purity(dataset, model, noise, seed, check)
+    if drawn is None:
+        return None
+    (X_train, y_train, y_noisy, make), row, score = drawn
+    seen = {}
+    end_run = refit_run.end_run
+
+    def recording_end_run(run, stopped, *, corrector, **kwargs):
+        seen.update(corrector=corrector, run=run)
+        return end_run(run, stopped, corrector=corrector, **kwargs)
+
+    with patched(refit_run, end_run=recording_end_run):
+        row["lib"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
+    run = seen.get("run")
+    if (
+        row["lib"]["termination"] not in CORRECTED
+        or run is None
+        or run.weight_key is None
+    ):
+        return row
+    corrector = seen["corrector"]
+    labels, given = corrector.labels, corrector.initial_labels
+    proba = corrector.pass_proba()
+    weight = relabel_weights(proba, given, labels)
+    wrong = run.classes[labels] != y_train
+    for name, left_out in unflipped_sets(proba, labels, given).items():
+        left_out = keep_every_class(left_out, labels)
+        entry = {"n": int(left_out.sum()), "wrong": int((left_out & wrong).sum())}
+        if left_out.any():
+            kept = np.flatnonzero(~left_out)
+            fitted = weighed_fit(
+                make(),
+                X_train[kept],
+                labels[kept],
+                given[kept],
+                weight[kept],
+                run.classes,
+                {},
+                run.weight_key,
+            )
+            entry["acc"] = score(fitted)
+        else:
+            entry["acc"] = row["lib"]["acc"]
+        row[name] = entry
+    return row
+
+
+def summary(base_path, *paths):
+    import benchmarks.studies.weak_removal as weak_removal
+
+    with patched(weak_removal, CANDIDATES=VARIANTS):
+        weak_removal.summary(base_path, *paths, runs_changed="corrected")
+
+
+if __name__ == "__main__":
+    command, *args = sys.argv[1:]
+    if command == "run":
+        run_and_dump(run_job, jobs(args[1]), args[0])
+    elif command == "summary":
+        summary(*args)
+    else:
+        raise SystemExit(__doc__)
