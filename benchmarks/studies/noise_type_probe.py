@@ -1,0 +1,116 @@
+"""Can a refused run tell uniform noise from feature-dependent noise?
+
+Question (issue "Ahead of cleanlab", the refusal; follows ``weak_removal.py``):
+where PLC refuses a model too weak to judge, leaving out the labels it finds
+implausible gains under uniform noise and loses under PMD noise, and nothing in
+the run was known to tell the two apart. Two statistics of the first round's
+held-out probabilities, both from the mechanism (uniform noise spreads a wrong
+label over every other class; PMD puts it on a class near the sample):
+
+- ``flat``: the normalised entropy of the off-diagonal counts of confident
+  learning's calibrated confident joint (1: every kind of disagreement equally
+  common);
+- ``rank``: among the disputed samples, the mean rank of the given label in the
+  model's ordering, scaled to [0, 1] over the ranks 2 to ``n_classes`` (ties
+  count for the label).
+
+Each run fits PLC with the library's defaults and records both, on the hard and
+weak dev sets (3, 4 and 20 classes), seeds 100-102; as a check, on the unseen
+check's runs that its log ends refused (``weak_removal.jobs("unseen")``).
+
+Usage (from the repository root, ``PYTHONPATH=.``)::
+
+    python benchmarks/studies/noise_type_probe.py run OUT.json [dev|unseen]
+    python benchmarks/studies/noise_type_probe.py summary LOG.json
+"""
+
+import json
+import sys
+from collections import defaultdict
+
+import numpy as np
+
+sys.path.insert(0, ".")
+from benchmarks.studies.common import (
+    drawn_with_purity,
+    fit_plc_row,
+    patched,
+    run_and_dump,
+)
+
+DATASETS = ("hard-dev", "hard4-dev", "weak20-dev")
+REFUSED = ("too_weak_to_judge", "not_memorising")
+
+
+def noise_type_statistics(proba, labels):
+    """``(flat, rank)`` of first-round held-out `proba` (see the module docstring)."""
+    from cleanlab.count import compute_confident_joint
+
+    n_classes = proba.shape[1]
+    joint = np.asarray(compute_confident_joint(labels, proba, calibrate=True), float)
+    off_diagonal = joint - np.diag(np.diag(joint))
+    share = off_diagonal[off_diagonal > 0] / off_diagonal.sum()
+    flat = float(-(share * np.log(share)).sum() / np.log(n_classes * (n_classes - 1)))
+    given = proba[np.arange(labels.shape[0]), labels]
+    rank = 1 + (proba > given[:, None]).sum(axis=1)
+    disputed = rank > 1
+    scaled = (rank[disputed] - 2) / max(n_classes - 2, 1)
+    return flat, float(scaled.mean()) if disputed.any() else 0.0
+
+
+def run_job(dataset, model, noise, seed, check):
+    import sklearn_plc._refit_run as refit_run
+
+    drawn = drawn_with_purity(dataset, model, noise, seed, check)
+    if drawn is None:
+        return None
+    (X_train, y_train, y_noisy, make), row, score = drawn
+    seen = {}
+    end_run = refit_run.end_run
+
+    def recording_end_run(run, stopped, *, corrector, **kwargs):
+        if corrector.recorded:
+            seen["proba"] = corrector.recorded[0].copy()
+            seen["labels"] = corrector.initial_labels.copy()
+        return end_run(run, stopped, corrector=corrector, **kwargs)
+
+    with patched(refit_run, end_run=recording_end_run):
+        row["lib"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
+    if "proba" in seen:
+        row["flat"], row["rank"] = noise_type_statistics(seen["proba"], seen["labels"])
+    return row
+
+
+def summary(path):
+    with open(path) as file:
+        rows = [row for row in json.load(file) if row and "flat" in row]
+    groups = defaultdict(list)
+    for row in rows:
+        uniform = "uniform" if row["noise"] == "U30" else "PMD"
+        groups[(row["dataset"], uniform)].append(row)
+    print("range over the runs (min to max), per set and noise kind:")
+    for (dataset, kind), runs in sorted(groups.items()):
+        refused = sum(r["lib"]["termination"] in REFUSED for r in runs)
+        flat = [r["flat"] for r in runs]
+        rank = [r["rank"] for r in runs]
+        print(
+            f"  {dataset} {kind} ({len(runs)} runs, {refused} refused): "
+            f"flat {min(flat):.3f} to {max(flat):.3f}, "
+            f"rank {min(rank):.2f} to {max(rank):.2f}"
+        )
+
+
+if __name__ == "__main__":
+    from benchmarks.studies.weak_removal import jobs
+
+    command, path, *what = sys.argv[1:]
+    if command == "run":
+        if what == ["unseen"]:
+            found = jobs("unseen")
+        else:
+            found = [job for job in jobs("dev") if job[0] in DATASETS]
+        run_and_dump(run_job, found, path)
+    elif command == "summary":
+        summary(path)
+    else:
+        raise SystemExit(__doc__)
