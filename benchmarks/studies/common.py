@@ -299,6 +299,58 @@ def patched(target, **attributes):
             setattr(target, name, value)
 
 
+@contextmanager
+def recording_run_end():
+    """Record a refit run for the block: ``{"run", "corrector", "first_proba"}``.
+
+    Wraps ``sklearn_plc._refit_run.end_run`` (the run's verdict), so that a
+    study can read the run's settings and its corrector (labels, the
+    probabilities of its window) after the fit, and the corrector's
+    ``add_proba``, to keep the first round's probabilities (``first_proba``,
+    which a window of ``window`` rounds drops after that many refits). The run
+    itself is unchanged. One fit per block.
+    """
+    import sklearn_plc._refit_run as refit_run
+    from sklearn_plc._corrector import LabelCorrector
+
+    seen = {}
+    end_run = refit_run.end_run
+    add_proba = LabelCorrector.add_proba
+
+    def recording_end_run(run, stopped, *, corrector, **kwargs):
+        seen.update(run=run, corrector=corrector)
+        return end_run(run, stopped, corrector=corrector, **kwargs)
+
+    def recording_add_proba(corrector, proba, *args, **kwargs):
+        added = add_proba(corrector, proba, *args, **kwargs)
+        # as the corrector keeps them (float32), never changed in place
+        seen.setdefault("first_proba", corrector.recorded[-1])
+        return added
+
+    with (
+        patched(refit_run, end_run=recording_end_run),
+        patched(LabelCorrector, add_proba=recording_add_proba),
+    ):
+        yield seen
+
+
+def recorded_library_run(dataset, model, noise, seed, check):
+    """A study job's start with the library's run on it, recorded.
+
+    ``((X_train, y_train, y_noisy, make), row, score, seen)``: as
+    :func:`drawn_with_purity` gives them, the row with the library's run
+    (``row["lib"]``, :func:`fit_plc_row`), and what :func:`recording_run_end`
+    recorded of that run; None where the noise cannot be drawn.
+    """
+    drawn = drawn_with_purity(dataset, model, noise, seed, check)
+    if drawn is None:
+        return None
+    (X_train, y_train, y_noisy, make), row, score = drawn
+    with recording_run_end() as seen:
+        row["lib"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
+    return (X_train, y_train, y_noisy, make), row, score, seen
+
+
 def load_rows(path):
     """The rows of a study log, without the cells that could not be drawn."""
     with open(path) as file:

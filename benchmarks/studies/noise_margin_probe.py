@@ -26,7 +26,7 @@ from collections import defaultdict
 import numpy as np
 
 sys.path.insert(0, ".")
-from benchmarks.studies.common import noisy_cell, patched, run_and_dump
+from benchmarks.studies.common import noisy_cell, recording_run_end, run_and_dump
 
 DATASETS = ("wine", "wine-rf", "synthetic-5", "synthetic-5-rf", "blobs-2d", "weak-lr")
 SEEDS = (100, 101, 102)
@@ -38,7 +38,6 @@ def run_job(dataset, noise, seed):
 
     from cleanlab.count import compute_confident_joint
 
-    import sklearn_plc._refit_run as refit_run
     from sklearn_plc import PLCClassifier
 
     warnings.simplefilter("ignore")
@@ -46,18 +45,13 @@ def run_job(dataset, noise, seed):
     if cell is None:
         return None
     X_train, X_test, y_train, y_test, y_noisy, make = cell
-    seen = {}
-    end_run = refit_run.end_run
-
-    def recording_end_run(run, stopped, *, corrector, **kwargs):
-        seen["proba"] = corrector.recorded[0].copy()
-        seen["labels"] = corrector.initial_labels.copy()
-        return end_run(run, stopped, corrector=corrector, **kwargs)
-
-    with patched(refit_run, end_run=recording_end_run):
+    with recording_run_end() as seen:
         plc = PLCClassifier(make(), random_state=seed).fit(X_train, y_noisy)
     standard = make().fit(X_train, y_noisy)
-    joint = compute_confident_joint(seen["labels"], seen["proba"], calibrate=True)
+    corrector = seen["corrector"]
+    joint = compute_confident_joint(
+        corrector.initial_labels, seen["first_proba"], calibrate=True
+    )
     joint = np.asarray(joint, dtype=np.float64)
     right = np.diag(joint)
     wrong = joint - np.diag(right)

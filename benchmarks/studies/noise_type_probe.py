@@ -32,9 +32,7 @@ import numpy as np
 
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
-    drawn_with_purity,
-    fit_plc_row,
-    patched,
+    recorded_library_run,
     run_and_dump,
 )
 
@@ -59,25 +57,13 @@ def noise_type_statistics(proba, labels):
 
 
 def run_job(dataset, model, noise, seed, check):
-    import sklearn_plc._refit_run as refit_run
-
-    drawn = drawn_with_purity(dataset, model, noise, seed, check)
-    if drawn is None:
+    recorded = recorded_library_run(dataset, model, noise, seed, check)
+    if recorded is None:
         return None
-    (X_train, y_train, y_noisy, make), row, score = drawn
-    seen = {}
-    end_run = refit_run.end_run
-
-    def recording_end_run(run, stopped, *, corrector, **kwargs):
-        if corrector.recorded:
-            seen["proba"] = corrector.recorded[0].copy()
-            seen["labels"] = corrector.initial_labels.copy()
-        return end_run(run, stopped, corrector=corrector, **kwargs)
-
-    with patched(refit_run, end_run=recording_end_run):
-        row["lib"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
-    if "proba" in seen:
-        row["flat"], row["rank"] = noise_type_statistics(seen["proba"], seen["labels"])
+    _, row, _, seen = recorded
+    if "first_proba" in seen:
+        labels = seen["corrector"].initial_labels
+        row["flat"], row["rank"] = noise_type_statistics(seen["first_proba"], labels)
     return row
 
 

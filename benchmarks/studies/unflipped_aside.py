@@ -37,9 +37,8 @@ import numpy as np
 sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     STUDIES_DIR,
-    drawn_with_purity,
-    fit_plc_row,
     patched,
+    recorded_library_run,
     run_and_dump,
 )
 from benchmarks.studies.weak_removal import jobs as dev_jobs
@@ -89,23 +88,13 @@ def unflipped_sets(proba, labels, given):
 
 
 def run_job(dataset, model, noise, seed, check):
-    import sklearn_plc._refit_run as refit_run
     from sklearn_plc._final_fit import keep_every_class, weighed_fit
     from sklearn_plc.correction import relabel_weights
 
-    drawn = drawn_with_purity(dataset, model, noise, seed, check)
-    if drawn is None:
+    recorded = recorded_library_run(dataset, model, noise, seed, check)
+    if recorded is None:
         return None
-    (X_train, y_train, y_noisy, make), row, score = drawn
-    seen = {}
-    end_run = refit_run.end_run
-
-    def recording_end_run(run, stopped, *, corrector, **kwargs):
-        seen.update(corrector=corrector, run=run)
-        return end_run(run, stopped, corrector=corrector, **kwargs)
-
-    with patched(refit_run, end_run=recording_end_run):
-        row["lib"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
+    (X_train, y_train, _, make), row, score, seen = recorded
     run = seen.get("run")
     if (
         row["lib"]["termination"] not in CORRECTED

@@ -48,10 +48,8 @@ sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     RUN_KEY,
     STUDIES_DIR,
-    drawn_with_purity,
-    fit_plc_row,
     load_rows,
-    patched,
+    recorded_library_run,
     run_and_dump,
     study_jobs,
 )
@@ -108,31 +106,19 @@ def candidate_sets(proba, labels):
 
 
 def run_job(dataset, model, noise, seed, check):
-    import sklearn_plc._refit_run as refit_run
     from sklearn_plc._final_fit import keep_every_class
 
-    drawn = drawn_with_purity(dataset, model, noise, seed, check)
-    if drawn is None:
+    recorded = recorded_library_run(dataset, model, noise, seed, check)
+    if recorded is None:
         return None
-    (X_train, y_train, y_noisy, make), row, score = drawn
-    seen = {}
-    end_run = refit_run.end_run
-
-    def recording_end_run(run, stopped, *, corrector, **kwargs):
-        if corrector.recorded:
-            seen["proba"] = corrector.recorded[0].copy()
-            seen["labels"] = corrector.initial_labels.copy()
-            seen["classes"] = run.classes
-        return end_run(run, stopped, corrector=corrector, **kwargs)
-
-    with patched(refit_run, end_run=recording_end_run):
-        row["lib"] = fit_plc_row(make, X_train, y_noisy, seed, y_train, score)
-    if row["lib"]["termination"] not in REFUSED or "proba" not in seen:
+    (X_train, y_train, y_noisy, make), row, score, seen = recorded
+    corrector = seen.get("corrector")
+    if row["lib"]["termination"] not in REFUSED or "first_proba" not in seen:
         return row
-    labels, classes = seen["labels"], seen["classes"]
+    labels, classes = corrector.initial_labels, seen["run"].classes
     wrong = classes[labels] != y_train
     row["n_wrong"] = int(wrong.sum())
-    for name, flagged in candidate_sets(seen["proba"], labels).items():
+    for name, flagged in candidate_sets(seen["first_proba"], labels).items():
         flagged = keep_every_class(flagged, labels)
         entry = {"n": int(flagged.sum()), "wrong": int((flagged & wrong).sum())}
         if flagged.any():
