@@ -12,7 +12,13 @@ label over every other class; PMD puts it on a class near the sample):
   common);
 - ``rank``: among the disputed samples, the mean rank of the given label in the
   model's ordering, scaled to [0, 1] over the ranks 2 to ``n_classes`` (ties
-  count for the label).
+  count for the label);
+- ``follows``: how closely the disagreements follow the model's own ambiguity,
+  whatever the number of classes: the correlation, over the pairs of classes
+  ``(i, j)``, ``i != j``, between the confident joint's count of samples labelled
+  ``i`` and confidently ``j`` and the probability the model puts on ``i`` over the
+  samples it predicts as ``j``. PMD flips a label to a class the sample is near,
+  which the model also finds likely there (high); uniform noise does not (low).
 
 Each run fits PLC with the library's defaults and records both, on the hard and
 weak dev sets (3, 4 and 20 classes), seeds 100-102; as a check, on the unseen
@@ -41,7 +47,7 @@ REFUSED = ("too_weak_to_judge", "not_memorising")
 
 
 def noise_type_statistics(proba, labels):
-    """``(flat, rank)`` of first-round held-out `proba` (see the module docstring)."""
+    """``(flat, rank, follows)`` of first-round held-out `proba` (module docstring)."""
     from cleanlab.count import compute_confident_joint
 
     n_classes = proba.shape[1]
@@ -53,7 +59,16 @@ def noise_type_statistics(proba, labels):
     rank = 1 + (proba > given[:, None]).sum(axis=1)
     disputed = rank > 1
     scaled = (rank[disputed] - 2) / max(n_classes - 2, 1)
-    return flat, float(scaled.mean()) if disputed.any() else 0.0
+    predicted = proba.argmax(axis=1)
+    ambiguity = np.zeros((n_classes, n_classes))
+    np.add.at(ambiguity, predicted, proba)  # row j: predicted j, mass on each class
+    pairs = ~np.eye(n_classes, dtype=bool)
+    follows = np.corrcoef(off_diagonal[pairs], ambiguity.T[pairs])[0, 1]
+    return (
+        flat,
+        float(scaled.mean()) if disputed.any() else 0.0,
+        float(follows),
+    )
 
 
 def run_job(dataset, model, noise, seed, check):
@@ -63,7 +78,9 @@ def run_job(dataset, model, noise, seed, check):
     _, row, _, seen = recorded
     if "first_proba" in seen:
         labels = seen["corrector"].initial_labels
-        row["flat"], row["rank"] = noise_type_statistics(seen["first_proba"], labels)
+        row["flat"], row["rank"], row["follows"] = noise_type_statistics(
+            seen["first_proba"], labels
+        )
     return row
 
 
@@ -79,10 +96,12 @@ def summary(path):
         refused = sum(r["lib"]["termination"] in REFUSED for r in runs)
         flat = [r["flat"] for r in runs]
         rank = [r["rank"] for r in runs]
+        follows = [r.get("follows", np.nan) for r in runs]
         print(
             f"  {dataset} {kind} ({len(runs)} runs, {refused} refused): "
             f"flat {min(flat):.3f} to {max(flat):.3f}, "
-            f"rank {min(rank):.2f} to {max(rank):.2f}"
+            f"rank {min(rank):.2f} to {max(rank):.2f}, "
+            f"follows {min(follows):.2f} to {max(follows):.2f}"
         )
 
 
