@@ -41,9 +41,9 @@ from benchmarks.studies.common import (
     recorded_library_run,
     run_and_dump,
 )
+from benchmarks.studies.weak_removal import REFUSED, given_label_rank, jobs
 
 DATASETS = ("hard-dev", "hard4-dev", "weak20-dev")
-REFUSED = ("too_weak_to_judge", "not_memorising")
 
 
 def noise_type_statistics(proba, labels):
@@ -55,8 +55,7 @@ def noise_type_statistics(proba, labels):
     off_diagonal = joint - np.diag(np.diag(joint))
     share = off_diagonal[off_diagonal > 0] / off_diagonal.sum()
     flat = float(-(share * np.log(share)).sum() / np.log(n_classes * (n_classes - 1)))
-    given = proba[np.arange(labels.shape[0]), labels]
-    rank = 1 + (proba > given[:, None]).sum(axis=1)
+    rank = given_label_rank(proba, labels)
     disputed = rank > 1
     scaled = (rank[disputed] - 2) / max(n_classes - 2, 1)
     predicted = proba.argmax(axis=1)
@@ -106,8 +105,6 @@ def summary(path):
 
 
 if __name__ == "__main__":
-    from benchmarks.studies.weak_removal import jobs
-
     command, path, *what = sys.argv[1:]
     if command == "run":
         if what == ["unseen"]:

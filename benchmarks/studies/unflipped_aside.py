@@ -35,13 +35,14 @@ import sys
 import numpy as np
 
 sys.path.insert(0, ".")
+from benchmarks.studies import weak_removal
 from benchmarks.studies.common import (
+    RUN_KEY,
     STUDIES_DIR,
-    patched,
     recorded_library_run,
     run_and_dump,
+    study_jobs,
 )
-from benchmarks.studies.weak_removal import jobs as dev_jobs
 
 VARIANTS = ("unflipped-disputed", "unflipped-sure", "unflipped-cl")
 CORRECTED = ("converged", "max_iter")
@@ -54,23 +55,20 @@ MEMORISING = (
 )
 BASE_LOGS = {
     "dev": STUDIES_DIR + "weak_removal_dev.json",
-    "unseen": STUDIES_DIR + "unseen_2026-11-27.json",
+    "unseen": weak_removal.UNSEEN_LOG,
 }
 
 
 def jobs(what):
-    from benchmarks.studies.weak_removal import _benchmark_rows, load_rows
-
-    path = BASE_LOGS[what]
-    rows = _benchmark_rows(path) if what == "unseen" else load_rows(path)
     corrected = {
-        (r["dataset"], r["model"], r["noise"], r["seed"])
-        for r in rows
+        tuple(r[key] for key in RUN_KEY)
+        for r in weak_removal.logged_rows(BASE_LOGS[what])
         if r["lib"]["termination"] in CORRECTED and r["model"] in MEMORISING
     }
-    from benchmarks.studies.common import study_jobs
-
-    found = dev_jobs(what) if what == "dev" else study_jobs(what, (100, 101, 102))
+    if what == "dev":
+        found = weak_removal.jobs("dev")
+    else:
+        found = study_jobs(what, weak_removal.SEEDS)
     return [job for job in found if job[:4] in corrected]
 
 
@@ -130,10 +128,9 @@ def run_job(dataset, model, noise, seed, check):
 
 
 def summary(base_path, *paths):
-    import benchmarks.studies.weak_removal as weak_removal
-
-    with patched(weak_removal, CANDIDATES=VARIANTS):
-        weak_removal.summary(base_path, *paths, runs_changed="corrected")
+    weak_removal.summary(
+        base_path, *paths, candidates=VARIANTS, runs_changed="corrected"
+    )
 
 
 if __name__ == "__main__":

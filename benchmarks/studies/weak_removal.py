@@ -48,7 +48,6 @@ sys.path.insert(0, ".")
 from benchmarks.studies.common import (
     RUN_KEY,
     STUDIES_DIR,
-    load_rows,
     recorded_library_run,
     run_and_dump,
     study_jobs,
@@ -69,7 +68,7 @@ def jobs(what):
         # only the runs that the check's log (the library at HEAD) ends refused
         refused = {
             tuple(row[key] for key in RUN_KEY)
-            for row in _benchmark_rows(UNSEEN_LOG)
+            for row in logged_rows(UNSEEN_LOG)
             if row["lib"]["termination"] in REFUSED
         }
         return [job for job in found if job[:4] in refused]
@@ -83,6 +82,16 @@ def jobs(what):
     return found
 
 
+def given_label_rank(proba, labels):
+    """Each label's rank in the model's ordering of the classes: 1 = its top class.
+
+    A class as likely as the label does not rank above it (a tie counts for
+    the label).
+    """
+    given = proba[np.arange(labels.shape[0]), labels]
+    return 1 + (proba > given[:, None]).sum(axis=1)
+
+
 def candidate_sets(proba, labels):
     """Each candidate set (:data:`CANDIDATES`) on first-round probabilities."""
     from sklearn_plc._judge import sure_ratio_for
@@ -90,8 +99,7 @@ def candidate_sets(proba, labels):
 
     n_classes = proba.shape[1]
     given = proba[np.arange(labels.shape[0]), labels]
-    # the given label's rank in the model's ordering, 1 = top (a tie counts for it)
-    rank = 1 + (proba > given[:, None]).sum(axis=1)
+    rank = given_label_rank(proba, labels)
     disputed = rank > 1
     sure = confidence_ratio(proba, labels) <= sure_ratio_for(n_classes)
     flagged = confident_label_issues(proba, labels)
@@ -133,12 +141,19 @@ def run_job(dataset, model, noise, seed, check):
     return row
 
 
-def _benchmark_rows(path):
-    """A ``benchmarks unseen`` log's runs as this study's rows (library only)."""
+def logged_rows(path):
+    """A log's runs as this study's rows.
+
+    A study log as it is; a ``benchmarks unseen`` log (a dict with ``runs``)
+    as rows of the library only, the MLP aside.
+    """
     import json
 
     with open(path) as file:
-        runs = json.load(file)["runs"]
+        logged = json.load(file)
+    if not isinstance(logged, dict):
+        return [row for row in logged if row is not None]
+    runs = logged["runs"]
     return [
         {
             **{key: run[key] for key in RUN_KEY},
@@ -151,22 +166,18 @@ def _benchmark_rows(path):
     ]
 
 
-def summary(*paths, runs_changed="refused"):
+def summary(*paths, candidates=CANDIDATES, runs_changed="refused"):
     """The study's figures; a ``benchmarks unseen`` log fills the runs not refitted.
 
-    `runs_changed` names the runs that the candidates change, in the report.
+    A later log's row replaces an earlier one's. `candidates` are the variants
+    logged, and `runs_changed` names the runs they change, in the report.
     """
-    import json
-
     by_key = {}
     for path in paths:
-        with open(path) as file:
-            logged = json.load(file)
-        found = _benchmark_rows(path) if isinstance(logged, dict) else load_rows(path)
-        for row in found:
+        for row in logged_rows(path):
             by_key[tuple(row[key] for key in RUN_KEY)] = row
     rows = list(by_key.values())
-    refused = [row for row in rows if any(c in row for c in CANDIDATES)]
+    refused = [row for row in rows if any(c in row for c in candidates)]
     print(f"{len(rows)} runs, {len(refused)} {runs_changed}")
     for group_key in ("noise", "model", "dataset"):
         groups = defaultdict(list)
@@ -176,7 +187,7 @@ def summary(*paths, runs_changed="refused"):
         for name, runs in sorted(groups.items()):
             cleanlab = _mean_gain(runs, "cleanlab")
             parts = [f"{len(runs)} runs", f"cleanlab {cleanlab:+.2f}"]
-            for candidate in CANDIDATES:
+            for candidate in candidates:
                 gain = _mean_gain(runs, candidate)
                 n = sum(r[candidate]["n"] for r in runs)
                 wrong = sum(r[candidate]["wrong"] for r in runs)
@@ -189,7 +200,7 @@ def summary(*paths, runs_changed="refused"):
     print(
         f"\nper cell, variant applied to its {runs_changed} runs (library elsewhere):"
     )
-    for candidate in ("lib", *CANDIDATES):
+    for candidate in ("lib", *candidates):
         gains, ahead = [], 0
         for runs in cells.values():
             acc = np.mean([_acc(r, candidate) for r in runs])
