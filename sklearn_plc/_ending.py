@@ -15,7 +15,10 @@ held-out judge's end verdict decides what the final fit trains on:
   (:func:`contested_set_aside`);
 - a model that does not memorise (``"not_memorising"``) keeps the labels, and
   its sure disputes are left out where fold models refitted without them agree
-  clearly better with the judged labels (:func:`judged_set_aside`).
+  clearly better with the judged labels (:func:`judged_set_aside`);
+- a model too weak to judge (``"too_weak_to_judge"``) keeps the labels, and
+  where it memorises, the disputed ones more likely drawn at random than
+  confused by the model are left out (:func:`random_label_set_aside`).
 
 Each function reads the run's settings from ``run`` (a ``RefitRun``: its
 ``plc``, ``confidence``, ``classes``, ``groups`` and ``weight_key``).
@@ -34,6 +37,7 @@ from ._out_of_fold import (
     out_of_fold_proba,
     splits_without,
 )
+from ._random_labels import random_labels
 from ._report import round_line
 from .correction import (
     WORSE_STANDARD_ERRORS,
@@ -65,6 +69,15 @@ SET_ASIDE_STANDARD_ERRORS = 3.0
 # confident learning disputes on out-of-fold probabilities of new folds of
 # every sample are left out of the final fit instead. False: keep them.
 CONTEST_CORRECTIONS = True
+# Where the model is too weak to judge, leave out the first round's disputes
+# that are more likely labels drawn at random than the model's own confusions
+# (``_random_labels``), if the model memorises nearly every label it disputes
+# (``memorisation_["rate"]`` at least this): such a model (a tree ensemble,
+# boosting) gives each random label a region of its own, while a smoother one
+# (a linear model, naive Bayes, k-NN) fits only some and averages the rest
+# out, so that leaving them out loses more samples than noise. None: fit every
+# sample.
+RANDOM_LABELS_MIN_MEMORISATION = 0.8
 # How many new folds: None, as many as ``cv`` (five, as cleanlab, did no better
 # on the studies' sets and cost two more fits)
 CONTESTED_FOLDS = None
@@ -116,7 +129,8 @@ def end_run(
         The end verdict (``selection_``); None without a judge.
     set_aside : ndarray of bool of shape (n_samples,) or None
         The samples the final fit leaves out where the labels stay as given
-        (contested, or a non-memorising model's clear set-aside); None
+        (contested, a non-memorising model's clear set-aside, or the labels
+        that look drawn at random to a model too weak to judge); None
         otherwise.
     """
     plc = run.plc
@@ -171,6 +185,12 @@ def end_run(
         set_aside, selection = judged_set_aside(
             run, corrector, judge, estimator, X, splits, fit_params, validation
         )
+    if (
+        RANDOM_LABELS_MIN_MEMORISATION is not None
+        and stopped == "too_weak_to_judge"
+        and plc.contested in ("auto", "set_aside")
+    ):
+        set_aside = random_label_set_aside(run, corrector)
     return stopped, selection, set_aside
 
 
@@ -297,3 +317,27 @@ def judged_set_aside(
     set_aside = keep_every_class(sure, labels)
     selection["n_set_aside"] = int(set_aside.sum())
     return (set_aside if selection["chosen"] else None), selection
+
+
+def random_label_set_aside(run, corrector):
+    """A model too weak to judge: its disputes that look drawn at random, or None.
+
+    Reads the first round's held-out probabilities (the refusal ends the run
+    after it) with :func:`~sklearn_plc._random_labels.random_labels` and
+    records the fitted share of random labels among the disputes in
+    ``run.memorisation["random_label_share"]`` (None in two classes). They are
+    left out only where the model memorises at least
+    ``RANDOM_LABELS_MIN_MEMORISATION`` of the labels it disputes; verified
+    (``trusted``) samples never are.
+    """
+    labels = corrector.initial_labels
+    (proba,) = corrector.recorded
+    random, share = random_labels(np.asarray(proba, dtype=float), labels)
+    if corrector.fixed is not None:
+        random &= ~corrector.fixed  # verified labels are never left out
+    evidence = run.memorisation
+    evidence["random_label_share"] = share
+    if evidence["rate"] < RANDOM_LABELS_MIN_MEMORISATION:
+        return None
+    random = keep_every_class(random, labels)
+    return random if random.any() else None

@@ -42,6 +42,19 @@ def _judged(selection):
     )
 
 
+def _random_set_aside(plc):
+    """Whether a refused model's disputes that look random were left out."""
+    share = plc.memorisation_.get("random_label_share")
+    n_aside = int(plc.set_aside_.sum())
+    if not n_aside:
+        return ""
+    return (
+        f". It left out of the final fit the {n_aside} disputed labels more "
+        f"likely drawn at random than confused by the model (random share "
+        f"{share:.2f} of its disputes), as it memorises each label it is given"
+    )
+
+
 def _refused_set_aside(selection):
     """Whether a non-memorising model's sure disputes were left out, and why."""
     if selection is None:
@@ -91,7 +104,8 @@ def outcome_line(plc, n_changed):
             f"{evidence['out_of_fold_agreement']:.1%} (margin "
             f"{evidence['judge_margin']:+.3f} ± "
             f"{evidence['judge_margin_standard_error']:.3f}), so its disputes are "
-            f"its own errors as often as the labels'; a stronger model can judge."
+            f"its own errors as often as the labels'; a stronger model can judge"
+            f"{_random_set_aside(plc)}."
         )
     if condition == "undone":
         return (

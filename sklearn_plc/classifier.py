@@ -241,7 +241,13 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         the top class's probability, a third in two classes; more by over one
         standard error, ``memorisation_["judge_margin"]``), whose disputes are
         its own errors as often as the labels'
-        (``termination_condition_ == "too_weak_to_judge"``). A model that
+        (``termination_condition_ == "too_weak_to_judge"``). Such a model
+        relabels nothing; but where it memorises nearly every label it
+        disputes (rate 0.8 or more: tree ensembles, boosting) and
+        ``contested="auto"`` or ``"set_aside"``, the disputed labels more
+        likely drawn at random than confused by the model are left out of the
+        final fit (``set_aside_``; three or more classes): each would
+        otherwise get a region of its own. A model that
         does not memorise relabels nothing, but with ``"cv"`` and
         ``contested="auto"`` or ``"set_aside"`` its sure disputes are left out
         of the final fit when fold models fitted without them agree clearly
@@ -386,7 +392,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         model does not memorise them (``memorisation_``);
         ``"too_weak_to_judge"``: the labels are returned as given because the
         model surely disputes more of them than it confirms
-        (``memorisation_["judge_margin"]``); after ``"not_memorising"`` the
+        (``memorisation_["judge_margin"]``), its disputed labels that look
+        drawn at random possibly left out of the final fit (``set_aside_``,
+        see ``min_memorisation``); after ``"not_memorising"`` the
         sure disputes may be left out of the final fit
         (``selection_["chosen"]``, ``set_aside_``); ``"undone"``: the
         corrections trained worse models on held-out samples and were undone
@@ -414,6 +422,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         classes) and ``"judge_margin"`` (out-of-fold agreement less
         ``"sure_disputes"``) with its ``"judge_margin_standard_error"``: below
         zero by more than one standard error, the model is too weak to judge.
+        A model too weak to judge also gets ``"random_label_share"``: the
+        share of its held-out disputes that look like labels drawn at random
+        rather than its own confusions (a mixture fitted to the given labels'
+        probabilities; near 0 under noise that follows the features; NaN where
+        the probabilities carry no evidence, None in two classes).
         None otherwise.
 
     validation_indices_ : ndarray of int or None
@@ -426,7 +439,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``"set_aside"``, or ``"auto"`` with an estimator that takes no sample
         weights; where the model does not memorise, the sure disputes that
         ``selection_`` chose to leave out; where the corrections were contested,
-        the labels that confident learning disputes); all False when none were.
+        the labels that confident learning disputes; where the model is too
+        weak to judge, the disputed labels that look drawn at random, see
+        ``min_memorisation``); all False when none were.
 
     relabel_weight_ : ndarray of float of shape (n_samples,)
         The weight of each sample's label (``labels_``) in the final fit; where

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.datasets import load_digits
-from sklearn.ensemble import RandomForestClassifier
+from sklearn.datasets import load_digits, make_classification
+from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold
 from sklearn.naive_bayes import GaussianNB
@@ -30,7 +30,7 @@ def test_corrections_that_their_models_judge_worse_are_undone(noisy_blobs, monke
     )
 
 
-def test_a_refused_run_sets_nothing_aside():
+def test_a_model_too_weak_to_judge_is_not_judged_without_its_disputes():
     rng = np.random.RandomState(0)
     X, y = rng.normal(size=(400, 5)), rng.randint(10, size=400)
     plc = PLCClassifier(
@@ -39,6 +39,60 @@ def test_a_refused_run_sets_nothing_aside():
     plc.fit(X, y)
     assert plc.termination_condition_ == "too_weak_to_judge"
     assert plc.selection_ is None  # its disputes are not even compared
+
+
+@pytest.fixture(scope="module")
+def weak_twenty_classes():
+    """20 classes, 30% uniform noise: models too weak to judge the labels."""
+    X, y = make_classification(
+        1500,
+        n_features=20,
+        n_informative=10,
+        n_classes=20,
+        n_clusters_per_class=1,
+        class_sep=1.0,
+        random_state=0,
+    )
+    y_noisy = flip_labels_with_matrix(
+        y, uniform_transition_matrix(20, 0.3), random_state=0
+    )
+    return X, y, y_noisy
+
+
+def test_a_memorising_model_too_weak_to_judge_leaves_out_random_labels(
+    weak_twenty_classes,
+):
+    X, y, y_noisy = weak_twenty_classes
+    trees = ExtraTreesClassifier(n_estimators=50, random_state=0)
+    plc = PLCClassifier(trees, random_state=0).fit(X, y_noisy)
+    assert plc.termination_condition_ == "too_weak_to_judge"
+    assert plc.memorisation_["rate"] >= 0.8
+    assert 0.1 < plc.memorisation_["random_label_share"] < 0.9
+    np.testing.assert_array_equal(plc.labels_, y_noisy)
+    wrong = y_noisy != y
+    assert plc.set_aside_.any()
+    assert wrong[plc.set_aside_].mean() > 2 * wrong.mean()
+    kept = ~plc.set_aside_
+    direct = clone(trees).fit(X[kept], y_noisy[kept])
+    np.testing.assert_array_equal(plc.predict(X), direct.predict(X))
+
+
+def test_a_smooth_model_too_weak_to_judge_keeps_every_sample(weak_twenty_classes):
+    # it averages random labels out: leaving them out would only lose samples
+    X, _, y_noisy = weak_twenty_classes
+    plc = PLCClassifier(LogisticRegression(max_iter=1000), random_state=0)
+    plc.fit(X, y_noisy)
+    assert plc.termination_condition_ == "too_weak_to_judge"
+    assert plc.memorisation_["rate"] < 0.5
+    assert plc.memorisation_["random_label_share"] > 0.1
+    assert not plc.set_aside_.any()
+
+
+def test_random_labels_stay_when_contested_keeps_every_sample(weak_twenty_classes):
+    X, _, y_noisy = weak_twenty_classes
+    trees = ExtraTreesClassifier(n_estimators=50, random_state=0)
+    plc = PLCClassifier(trees, contested="keep", random_state=0).fit(X, y_noisy)
+    assert plc.termination_condition_ == "too_weak_to_judge"
     assert not plc.set_aside_.any()
 
 

@@ -1,8 +1,8 @@
 """What ``verbose`` says: an honest progress bar, per-round lines, one outcome line."""
 
 import numpy as np
-from sklearn.datasets import load_digits
-from sklearn.ensemble import RandomForestClassifier
+from sklearn.datasets import load_digits, make_classification
+from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 
@@ -37,6 +37,21 @@ def test_verbose_says_when_the_sure_disputes_were_left_out(capsys):
     assert "does not memorise" in line
     assert f"its {plc.set_aside_.sum()} sure disputes were left out" in line
     assert f"{plc.selection_['gain']:+.3f}" in line
+
+
+def test_verbose_says_when_a_weak_models_random_looking_labels_were_left_out(capsys):
+    X, y = make_classification(
+        1500, n_informative=10, n_classes=20, n_clusters_per_class=1, random_state=0
+    )
+    y_noisy = flip_labels_with_matrix(
+        y, uniform_transition_matrix(20, 0.3), random_state=0
+    )
+    trees = ExtraTreesClassifier(n_estimators=50, random_state=0)
+    plc = PLCClassifier(trees, verbose=1, random_state=0).fit(X, y_noisy)
+    assert plc.termination_condition_ == "too_weak_to_judge"
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    assert "a stronger model can judge" in line
+    assert f"the {plc.set_aside_.sum()} disputed labels more likely drawn" in line
 
 
 def test_verbose_says_when_corrections_were_undone_and_the_evidence(

@@ -1,0 +1,296 @@
+"""A refused run's disagreements: the model's own confusions, or random labels?
+
+Question (issue "Ahead of cleanlab", the refusal; follows ``noise_type_probe.py``):
+where PLC refuses a model too weak to judge, removal gains under uniform noise
+and loses under PMD noise, and the fixed-bar statistics of the probe overlap
+across models and class counts. This study records the first round's held-out
+probabilities of every refused run (``--dump DIR``, one ``.npz`` a run, not
+committed) beside ``weak_removal.py``'s removal variants, so that statistics
+calibrated by the model's own probabilities can be compared offline.
+
+The statistic: each disputed sample's given label (not the model's top class)
+is read as a draw from a mixture of two sources, the model's own confusion
+(the label's share of the probability the model puts outside its top class)
+and a label drawn at random among the other ``n_classes - 1`` classes.
+``random_share`` fits the mixture's weight by expectation-maximisation and
+gives each dispute's posterior of being a random draw. In two classes the two
+sources are the same, and nothing is read.
+
+``refit`` fits, for every dumped run, a final model without the disputes more
+likely random than confused (``random``: posterior above ½), and without those
+that are also sure disputes (``random-sure``), scored on the clean test labels.
+
+Usage (from the repository root, ``PYTHONPATH=.``)::
+
+    python benchmarks/studies/noise_mixture.py run OUT.json dev|unseen DUMP_DIR
+    python benchmarks/studies/noise_mixture.py refit OUT.json dev|unseen DUMP_DIR
+    python benchmarks/studies/noise_mixture.py summary LIB_LOG.json REFIT_LOG.json
+    python benchmarks/studies/noise_mixture.py confirm OUT.json dev|unseen DUMP_DIR
+    python benchmarks/studies/noise_mixture.py confirmed LIB_LOG.json OUT.json
+
+``confirm`` runs the library as it is on every dumped run (the runs that the
+library before the rule refused), or with ``trees`` for DUMP_DIR on every run
+of a tree ensemble (the second check, ``fresh``, has no dumps); ``confirmed``
+merges those rows into the earlier library log's and prints the headline and
+the cells that moved.
+"""
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, ".")
+from benchmarks.studies import weak_removal
+from benchmarks.studies.common import (
+    RUN_KEY,
+    drawn_with_purity,
+    recorded_library_run,
+    run_and_dump,
+)
+
+VARIANTS = ("random", "random-sure", "random-coarse")
+
+
+def random_share(proba, labels, smoothing=1e-3, n_iter=200):
+    """The mixture weight of random labels among the disputes, and each one's posterior.
+
+    ``(share, disputed, posterior)``: `disputed` masks the samples whose given
+    label is not the model's top class (:func:`weak_removal.given_label_rank`),
+    `posterior` holds, for each of them, the probability that its label was
+    drawn at random rather than from the model's confusion.
+    """
+    n_classes = proba.shape[1]
+    disputed = weak_removal.given_label_rank(proba, labels) > 1
+    if n_classes < 3 or not disputed.any():
+        return 0.0, disputed, np.zeros(int(disputed.sum()))
+    rows = np.flatnonzero(disputed)
+    given = proba[rows, labels[rows]]
+    outside_top = 1.0 - proba[rows].max(axis=1)
+    confused = (given + smoothing) / (outside_top + (n_classes - 1) * smoothing)
+    uniform = 1.0 / (n_classes - 1)
+    share = 0.5
+    for _ in range(n_iter):
+        posterior = share * uniform / (share * uniform + (1 - share) * confused)
+        share = float(posterior.mean())
+    return share, disputed, posterior
+
+
+def probability_resolution(proba, floor=1e-3):
+    """The smallest positive probability in `proba`, at least `floor`.
+
+    A vote-counting model (k-NN, a forest) cannot say less than one vote: a
+    class it gives no vote is not impossible, only below its resolution.
+    """
+    positive = proba[proba > 0]
+    return max(float(positive.min()), floor) if positive.size else floor
+
+
+def more_random_than_confused(proba, labels, smoothing):
+    """The disputes whose posterior of a random label is above ½."""
+    _, disputed, posterior = random_share(proba, labels, smoothing)
+    random = np.zeros(labels.shape[0], dtype=bool)
+    random[np.flatnonzero(disputed)[posterior > 0.5]] = True
+    return random
+
+
+def random_sets(proba, labels):
+    """Each variant's samples to leave out (:data:`VARIANTS`).
+
+    ``random``: smoothed by 0.001; ``random-coarse``: by the probabilities'
+    resolution (:func:`probability_resolution`).
+    """
+    from sklearn_plc._judge import sure_ratio_for
+    from sklearn_plc.correction import confidence_ratio
+
+    random = more_random_than_confused(proba, labels, 1e-3)
+    sure = confidence_ratio(proba, labels) <= sure_ratio_for(proba.shape[1])
+    coarse = more_random_than_confused(proba, labels, probability_resolution(proba))
+    return {"random": random, "random-sure": random & sure, "random-coarse": coarse}
+
+
+def refit_job(dataset, model, noise, seed, check, dump_dir):
+    from sklearn_plc._final_fit import keep_every_class
+
+    key = {"dataset": dataset, "model": model, "noise": noise, "seed": seed}
+    path = os.path.join(dump_dir, dump_name(key))
+    if not os.path.exists(path):
+        return None
+    dumped = np.load(path)
+    proba, labels = dumped["proba"].astype(float), dumped["labels"]
+    drawn = drawn_with_purity(dataset, model, noise, seed, check)
+    (X_train, _, y_noisy, make), row, score = drawn
+    wrong = dumped["truth"] != labels
+    row["share"] = random_share(proba, labels)[0]
+    for name, left_out in random_sets(proba, labels).items():
+        left_out = keep_every_class(left_out, labels)
+        entry = {"n": int(left_out.sum()), "wrong": int((left_out & wrong).sum())}
+        kept = ~left_out
+        entry["acc"] = None  # where nothing is left out: the library's run
+        if left_out.any():
+            entry["acc"] = score(make().fit(X_train[kept], y_noisy[kept]))
+        row[name] = entry
+    return row
+
+
+def summary(lib_log, refit_log):
+    """Per group, each variant's gain over the library a refused run, and cells won."""
+    from collections import defaultdict
+
+    by_key = {
+        tuple(row[key] for key in RUN_KEY): row
+        for row in weak_removal.logged_rows(lib_log)
+    }
+    for row in weak_removal.logged_rows(refit_log):
+        lib = by_key[tuple(row[k] for k in RUN_KEY)]
+        for name in VARIANTS:
+            if row[name]["acc"] is None:
+                row[name]["acc"] = lib["lib"]["acc"]
+        lib.update({name: row[name] for name in VARIANTS}, share=row["share"])
+    rows = list(by_key.values())
+    changed = [r for r in rows if "share" in r]
+    print(f"{len(rows)} runs, {len(changed)} refused with three or more classes")
+    for group_key in ("noise", "model", "dataset"):
+        groups = defaultdict(list)
+        for row in changed:
+            groups[row[group_key]].append(row)
+        print(f"\nby {group_key} (after − library a run, points; precision; share):")
+        for name, runs in sorted(groups.items()):
+            parts = [f"{len(runs)} runs", f"cleanlab {_gain(runs, 'cleanlab'):+.2f}"]
+            for variant in VARIANTS:
+                n = sum(r[variant]["n"] for r in runs)
+                wrong = sum(r[variant]["wrong"] for r in runs)
+                parts.append(
+                    f"{variant} {_gain(runs, variant):+.2f} "
+                    f"({wrong / n if n else float('nan'):.2f}, n {n})"
+                )
+            shares = [r["share"] for r in runs]
+            parts.append(f"share {min(shares):.2f}-{max(shares):.2f}")
+            print(f"  {name}: " + ", ".join(parts))
+    cells = defaultdict(list)
+    for row in rows:
+        cells[(row["dataset"], row["model"], row["noise"])].append(row)
+    print(f"\n{len(cells)} cells: mean gain over Standard, within 0.5, ≥ cleanlab")
+    for variant in ("lib", *VARIANTS):
+        gains, ahead = [], 0
+        for runs in cells.values():
+            acc = np.mean([_acc(r, variant) for r in runs])
+            gains.append(100 * (acc - np.mean([r["std"] for r in runs])))
+            ahead += acc >= np.mean([r["cleanlab"] for r in runs]) - 1e-12
+        gains = np.array(gains)
+        print(f"  {variant}: {gains.mean():+.2f}, {(gains >= -0.5).sum()}, {ahead}")
+
+
+def _acc(row, variant):
+    entry = row.get(variant, row["lib"])
+    return entry if isinstance(entry, float) else entry["acc"]
+
+
+def _gain(runs, variant):
+    return 100 * np.mean([_acc(r, variant) - r["lib"]["acc"] for r in runs])
+
+
+# The models the rule can change (those that memorise every label they dispute)
+TREE_MODELS = ("random-forest", "extra-trees", "bagged-trees", "gradient-boosting")
+
+
+def confirm_job(dataset, model, noise, seed, check, dump_dir):
+    key = {"dataset": dataset, "model": model, "noise": noise, "seed": seed}
+    if dump_dir == "trees":
+        if model not in TREE_MODELS:
+            return None
+    elif not os.path.exists(os.path.join(dump_dir, dump_name(key))):
+        return None
+    recorded = recorded_library_run(dataset, model, noise, seed, check)
+    _, row, _, seen = recorded
+    evidence = seen["run"].memorisation or {}
+    row["rate"] = evidence.get("rate")
+    row["share"] = evidence.get("random_label_share")
+    return row
+
+
+def confirmed(lib_log, confirm_log):
+    """The library log with the confirmed runs in place: headline, moved cells."""
+    from collections import defaultdict
+
+    before = {
+        tuple(row[key] for key in RUN_KEY): row
+        for row in weak_removal.logged_rows(lib_log)
+    }
+    after = dict(before)
+    for row in weak_removal.logged_rows(confirm_log):
+        after[tuple(row[key] for key in RUN_KEY)] = row
+    for name, rows in (("before", before), ("after", after)):
+        cells = defaultdict(list)
+        for key, row in rows.items():
+            cells[key[:3]].append(row)
+        gains, ahead = {}, 0
+        for cell, runs in cells.items():
+            acc = np.mean([r["lib"]["acc"] for r in runs])
+            gains[cell] = 100 * (acc - np.mean([r["std"] for r in runs]))
+            ahead += acc >= np.mean([r["cleanlab"] for r in runs]) - 1e-12
+        values = np.array(list(gains.values()))
+        print(
+            f"{name}: {len(cells)} cells, mean {values.mean():+.2f}, "
+            f"within 0.5 {(values >= -0.5).sum()}, ≥ cleanlab {ahead}"
+        )
+        if name == "before":
+            first = gains
+    for cell in sorted(gains):
+        if abs(gains[cell] - first[cell]) > 0.005:  # the logs keep 4 decimals
+            print(f"  {' '.join(cell)}: {first[cell]:+.2f} -> {gains[cell]:+.2f}")
+
+
+def dump_name(row):
+    return "_".join(str(row[key]) for key in RUN_KEY) + ".npz"
+
+
+def run_job(dataset, model, noise, seed, check, dump_dir):
+    seen_runs = []
+    original = weak_removal.recorded_library_run
+
+    def recording(*args):
+        recorded = original(*args)
+        seen_runs.append(recorded)
+        return recorded
+
+    weak_removal.recorded_library_run = recording
+    try:
+        row = weak_removal.run_job(dataset, model, noise, seed, check)
+    finally:
+        weak_removal.recorded_library_run = original
+    if row is None or row["lib"]["termination"] not in weak_removal.REFUSED:
+        return row
+    (_, y_train, _, _), _, _, seen = seen_runs[0]
+    if "first_proba" in seen:
+        classes = seen["run"].classes
+        np.savez_compressed(
+            os.path.join(dump_dir, dump_name(row)),
+            proba=seen["first_proba"],
+            labels=seen["corrector"].initial_labels,
+            truth=np.searchsorted(classes, y_train),
+        )
+    return row
+
+
+if __name__ == "__main__":
+    command, path, *what = sys.argv[1:]
+    if command == "run":
+        which, dump_dir = what
+        os.makedirs(dump_dir, exist_ok=True)
+        found = [(*job, dump_dir) for job in weak_removal.jobs(which)]
+        run_and_dump(run_job, found, path)
+    elif command == "refit":
+        which, dump_dir = what
+        found = [(*job, dump_dir) for job in weak_removal.jobs(which)]
+        run_and_dump(refit_job, found, path)
+    elif command == "confirm":
+        which, dump_dir = what
+        found = [(*job, dump_dir) for job in weak_removal.jobs(which)]
+        run_and_dump(confirm_job, found, path)
+    elif command == "confirmed":
+        confirmed(path, *what)
+    elif command == "summary":
+        summary(path, *what)
+    else:
+        raise SystemExit(__doc__)
