@@ -83,8 +83,8 @@ def random_label_posterior(proba, labels, smoothing, max_iter=1000, tol=1e-7):
     -------
     share : float
         The fitted share of the disputed labels drawn at random (0 without
-        disputes; NaN where no dispute is less likely under the model's
-        confusion than at random: the probabilities carry no evidence).
+        disputes; NaN where every dispute is as likely confused as drawn at
+        random: the probabilities carry no evidence).
     disputed : ndarray of bool of shape (n_samples,)
         The labels that are not the model's top class (a tie counts for the
         label).

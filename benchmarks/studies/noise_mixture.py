@@ -134,60 +134,20 @@ def refit_job(dataset, model, noise, seed, check, dump_dir):
 
 
 def summary(lib_log, refit_log):
-    """Per group, each variant's gain over the library a refused run, and cells won."""
-    from collections import defaultdict
-
+    """``weak_removal.summarise`` of the variants, the library's log elsewhere."""
     by_key = {
         tuple(row[key] for key in RUN_KEY): row
         for row in weak_removal.logged_rows(lib_log)
     }
     for row in weak_removal.logged_rows(refit_log):
-        lib = by_key[tuple(row[k] for k in RUN_KEY)]
+        lib = by_key[tuple(row[key] for key in RUN_KEY)]
         for name in VARIANTS:
             if row[name]["acc"] is None:
                 row[name]["acc"] = lib["lib"]["acc"]
-        lib.update({name: row[name] for name in VARIANTS}, share=row["share"])
-    rows = list(by_key.values())
-    changed = [r for r in rows if "share" in r]
-    print(f"{len(rows)} runs, {len(changed)} refused with three or more classes")
-    for group_key in ("noise", "model", "dataset"):
-        groups = defaultdict(list)
-        for row in changed:
-            groups[row[group_key]].append(row)
-        print(f"\nby {group_key} (after − library a run, points; precision; share):")
-        for name, runs in sorted(groups.items()):
-            parts = [f"{len(runs)} runs", f"cleanlab {_gain(runs, 'cleanlab'):+.2f}"]
-            for variant in VARIANTS:
-                n = sum(r[variant]["n"] for r in runs)
-                wrong = sum(r[variant]["wrong"] for r in runs)
-                parts.append(
-                    f"{variant} {_gain(runs, variant):+.2f} "
-                    f"({wrong / n if n else float('nan'):.2f}, n {n})"
-                )
-            shares = [r["share"] for r in runs]
-            parts.append(f"share {min(shares):.2f}-{max(shares):.2f}")
-            print(f"  {name}: " + ", ".join(parts))
-    cells = defaultdict(list)
-    for row in rows:
-        cells[(row["dataset"], row["model"], row["noise"])].append(row)
-    print(f"\n{len(cells)} cells: mean gain over Standard, within 0.5, ≥ cleanlab")
-    for variant in ("lib", *VARIANTS):
-        gains, ahead = [], 0
-        for runs in cells.values():
-            acc = np.mean([_acc(r, variant) for r in runs])
-            gains.append(100 * (acc - np.mean([r["std"] for r in runs])))
-            ahead += acc >= np.mean([r["cleanlab"] for r in runs]) - 1e-12
-        gains = np.array(gains)
-        print(f"  {variant}: {gains.mean():+.2f}, {(gains >= -0.5).sum()}, {ahead}")
-
-
-def _acc(row, variant):
-    entry = row.get(variant, row["lib"])
-    return entry if isinstance(entry, float) else entry["acc"]
-
-
-def _gain(runs, variant):
-    return 100 * np.mean([_acc(r, variant) - r["lib"]["acc"] for r in runs])
+        lib.update({name: row[name] for name in VARIANTS})
+    weak_removal.summarise(
+        list(by_key.values()), VARIANTS, "refused with three or more classes"
+    )
 
 
 # The models the rule can change (those that memorise every label they dispute)
@@ -228,7 +188,7 @@ def confirmed(lib_log, confirm_log):
         for cell, runs in cells.items():
             acc = np.mean([r["lib"]["acc"] for r in runs])
             gains[cell] = 100 * (acc - np.mean([r["std"] for r in runs]))
-            ahead += acc >= np.mean([r["cleanlab"] for r in runs]) - 1e-12
+            ahead += acc >= np.mean([r["cleanlab"] for r in runs])
         values = np.array(list(gains.values()))
         print(
             f"{name}: {len(cells)} cells, mean {values.mean():+.2f}, "

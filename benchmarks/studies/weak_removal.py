@@ -176,7 +176,11 @@ def summary(*paths, candidates=CANDIDATES, runs_changed="refused"):
     for path in paths:
         for row in logged_rows(path):
             by_key[tuple(row[key] for key in RUN_KEY)] = row
-    rows = list(by_key.values())
+    summarise(list(by_key.values()), candidates, runs_changed)
+
+
+def summarise(rows, candidates=CANDIDATES, runs_changed="refused"):
+    """:func:`summary`'s report on the rows of every run (a variant's or not)."""
     refused = [row for row in rows if any(c in row for c in candidates)]
     print(f"{len(rows)} runs, {len(refused)} {runs_changed}")
     for group_key in ("noise", "model", "dataset"):
