@@ -66,8 +66,6 @@ def test_verbose_says_when_corrections_were_undone_and_the_evidence(
 
 
 def test_verbose_says_when_corrections_were_contested_and_how_many_left_out(capsys):
-    from sklearn.datasets import make_classification
-
     X, y = make_classification(n_samples=300, random_state=0)
     y_noisy = y.copy()
     y_noisy[:60] = 1 - y_noisy[:60]
