@@ -12,9 +12,12 @@ The statistic: each disputed sample's given label (not the model's top class)
 is read as a draw from a mixture of two sources, the model's own confusion
 (the label's share of the probability the model puts outside its top class)
 and a label drawn at random among the other ``n_classes - 1`` classes.
-``random_share`` fits the mixture's weight by expectation-maximisation and
-gives each dispute's posterior of being a random draw. In two classes the two
-sources are the same, and nothing is read.
+The library's ``_random_labels.random_label_posterior`` fits the mixture's
+weight by expectation-maximisation and gives each dispute's posterior of being
+a random draw. In two classes the two sources are the same, and nothing is
+read. The logged refits used this study's earlier copy of the mixture, which
+ran 200 steps without a tolerance: 3 dev runs' sets differ from a rerun by 1
+or 2 samples, and some logged shares in the third decimal.
 
 ``refit`` fits, for every dumped run, a final model without the disputes more
 likely random than confused (``random``: posterior above ½), and without those
@@ -48,48 +51,23 @@ from benchmarks.studies.common import (
     recorded_library_run,
     run_and_dump,
 )
+from sklearn_plc._random_labels import probability_resolution, random_label_posterior
 
 VARIANTS = ("random", "random-sure", "random-coarse")
 
 
-def random_share(proba, labels, smoothing=1e-3, n_iter=200):
-    """The mixture weight of random labels among the disputes, and each one's posterior.
-
-    ``(share, disputed, posterior)``: `disputed` masks the samples whose given
-    label is not the model's top class (:func:`weak_removal.given_label_rank`),
-    `posterior` holds, for each of them, the probability that its label was
-    drawn at random rather than from the model's confusion.
-    """
-    n_classes = proba.shape[1]
-    disputed = weak_removal.given_label_rank(proba, labels) > 1
-    if n_classes < 3 or not disputed.any():
-        return 0.0, disputed, np.zeros(int(disputed.sum()))
-    rows = np.flatnonzero(disputed)
-    given = proba[rows, labels[rows]]
-    outside_top = 1.0 - proba[rows].max(axis=1)
-    confused = (given + smoothing) / (outside_top + (n_classes - 1) * smoothing)
-    uniform = 1.0 / (n_classes - 1)
-    share = 0.5
-    for _ in range(n_iter):
-        posterior = share * uniform / (share * uniform + (1 - share) * confused)
-        share = float(posterior.mean())
-    return share, disputed, posterior
-
-
-def probability_resolution(proba, floor=1e-3):
-    """The smallest positive probability in `proba`, at least `floor`.
-
-    A vote-counting model (k-NN, a forest) cannot say less than one vote: a
-    class it gives no vote is not impossible, only below its resolution.
-    """
-    positive = proba[proba > 0]
-    return max(float(positive.min()), floor) if positive.size else floor
-
-
 def more_random_than_confused(proba, labels, smoothing):
-    """The disputes whose posterior of a random label is above ½."""
-    _, disputed, posterior = random_share(proba, labels, smoothing)
+    """The disputes whose posterior of a random label is above ½.
+
+    The study's variants read the library's mixture
+    (:func:`sklearn_plc._random_labels.random_label_posterior`) without the
+    shipped rule's second condition (a label less likely confused than
+    random), at a given smoothing.
+    """
     random = np.zeros(labels.shape[0], dtype=bool)
+    if proba.shape[1] < 3:  # the two sources are the same: nothing is read
+        return random
+    _, disputed, posterior = random_label_posterior(proba, labels, smoothing)
     random[np.flatnonzero(disputed)[posterior > 0.5]] = True
     return random
 
@@ -98,7 +76,7 @@ def random_sets(proba, labels):
     """Each variant's samples to leave out (:data:`VARIANTS`).
 
     ``random``: smoothed by 0.001; ``random-coarse``: by the probabilities'
-    resolution (:func:`probability_resolution`).
+    resolution (:func:`sklearn_plc._random_labels.probability_resolution`).
     """
     from sklearn_plc._judge import sure_ratio_for
     from sklearn_plc.correction import confidence_ratio
@@ -110,8 +88,6 @@ def random_sets(proba, labels):
 
 
 def refit_job(dataset, model, noise, seed, check, dump_dir):
-    from sklearn_plc._final_fit import keep_every_class
-
     key = {"dataset": dataset, "model": model, "noise": noise, "seed": seed}
     path = os.path.join(dump_dir, dump_name(key))
     if not os.path.exists(path):
@@ -121,15 +97,18 @@ def refit_job(dataset, model, noise, seed, check, dump_dir):
     drawn = drawn_with_purity(dataset, model, noise, seed, check)
     (X_train, _, y_noisy, make), row, score = drawn
     wrong = dumped["truth"] != labels
-    row["share"] = random_share(proba, labels)[0]
-    for name, left_out in random_sets(proba, labels).items():
-        left_out = keep_every_class(left_out, labels)
-        entry = {"n": int(left_out.sum()), "wrong": int((left_out & wrong).sum())}
-        kept = ~left_out
-        entry["acc"] = None  # where nothing is left out: the library's run
-        if left_out.any():
-            entry["acc"] = score(make().fit(X_train[kept], y_noisy[kept]))
-        row[name] = entry
+    row["share"] = (
+        random_label_posterior(proba, labels, 1e-3)[0] if proba.shape[1] > 2 else 0.0
+    )
+    row.update(
+        weak_removal.scored_without(
+            random_sets(proba, labels),
+            labels,
+            wrong,
+            lambda kept: score(make().fit(X_train[kept], y_noisy[kept])),
+            None,  # nothing left out: the library's run (filled by summary)
+        )
+    )
     return row
 
 
@@ -171,8 +150,6 @@ def confirm_job(dataset, model, noise, seed, check, dump_dir):
 
 def confirmed(lib_log, confirm_log):
     """The library log with the confirmed runs in place: headline, moved cells."""
-    from collections import defaultdict
-
     before = {
         tuple(row[key] for key in RUN_KEY): row
         for row in weak_removal.logged_rows(lib_log)
@@ -180,22 +157,15 @@ def confirmed(lib_log, confirm_log):
     after = dict(before)
     for row in weak_removal.logged_rows(confirm_log):
         after[tuple(row[key] for key in RUN_KEY)] = row
+    first = None
     for name, rows in (("before", before), ("after", after)):
-        cells = defaultdict(list)
-        for key, row in rows.items():
-            cells[key[:3]].append(row)
-        gains, ahead = {}, 0
-        for cell, runs in cells.items():
-            acc = np.mean([r["lib"]["acc"] for r in runs])
-            gains[cell] = 100 * (acc - np.mean([r["std"] for r in runs]))
-            ahead += acc >= np.mean([r["cleanlab"] for r in runs])
+        gains, ahead = weak_removal.cell_gains(list(rows.values()))
         values = np.array(list(gains.values()))
         print(
-            f"{name}: {len(cells)} cells, mean {values.mean():+.2f}, "
+            f"{name}: {len(values)} cells, mean {values.mean():+.2f}, "
             f"within 0.5 {(values >= -0.5).sum()}, ≥ cleanlab {ahead}"
         )
-        if name == "before":
-            first = gains
+        first = first or gains
     for cell in sorted(gains):
         if abs(gains[cell] - first[cell]) > 0.005:  # the logs keep 4 decimals
             print(f"  {' '.join(cell)}: {first[cell]:+.2f} -> {gains[cell]:+.2f}")

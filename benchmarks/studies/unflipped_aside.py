@@ -86,7 +86,7 @@ def unflipped_sets(proba, labels, given):
 
 
 def run_job(dataset, model, noise, seed, check):
-    from sklearn_plc._final_fit import keep_every_class, weighed_fit
+    from sklearn_plc._final_fit import weighed_fit
     from sklearn_plc.correction import relabel_weights
 
     recorded = recorded_library_run(dataset, model, noise, seed, check)
@@ -105,25 +105,27 @@ def run_job(dataset, model, noise, seed, check):
     proba = corrector.pass_proba()
     weight = relabel_weights(proba, given, labels)
     wrong = run.classes[labels] != y_train
-    for name, left_out in unflipped_sets(proba, labels, given).items():
-        left_out = keep_every_class(left_out, labels)
-        entry = {"n": int(left_out.sum()), "wrong": int((left_out & wrong).sum())}
-        if left_out.any():
-            kept = np.flatnonzero(~left_out)
-            fitted = weighed_fit(
-                make(),
-                X_train[kept],
-                labels[kept],
-                given[kept],
-                weight[kept],
-                run.classes,
-                {},
-                run.weight_key,
-            )
-            entry["acc"] = score(fitted)
-        else:
-            entry["acc"] = row["lib"]["acc"]
-        row[name] = entry
+
+    def score_without(kept):
+        kept = np.flatnonzero(kept)
+        fitted = weighed_fit(
+            make(),
+            X_train[kept],
+            labels[kept],
+            given[kept],
+            weight[kept],
+            run.classes,
+            {},
+            run.weight_key,
+        )
+        return score(fitted)
+
+    sets = unflipped_sets(proba, labels, given)
+    row.update(
+        weak_removal.scored_without(
+            sets, labels, wrong, score_without, row["lib"]["acc"]
+        )
+    )
     return row
 
 

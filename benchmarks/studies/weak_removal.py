@@ -113,9 +113,27 @@ def candidate_sets(proba, labels):
     }
 
 
-def run_job(dataset, model, noise, seed, check):
+def scored_without(sets, labels, wrong, score_without, nothing_left_out):
+    """Each named set's entry: its size, its wrong labels, the accuracy without it.
+
+    Each set keeps every class (``keep_every_class``); ``score_without(kept)``
+    fits and scores on the `kept` samples (a mask), and a set that leaves
+    nothing out takes `nothing_left_out`.
+    """
     from sklearn_plc._final_fit import keep_every_class
 
+    entries = {}
+    for name, left_out in sets.items():
+        left_out = keep_every_class(left_out, labels)
+        entries[name] = {
+            "n": int(left_out.sum()),
+            "wrong": int((left_out & wrong).sum()),
+            "acc": score_without(~left_out) if left_out.any() else nothing_left_out,
+        }
+    return entries
+
+
+def run_job(dataset, model, noise, seed, check):
     recorded = recorded_library_run(dataset, model, noise, seed, check)
     if recorded is None:
         return None
@@ -126,18 +144,15 @@ def run_job(dataset, model, noise, seed, check):
     labels, classes = corrector.initial_labels, seen["run"].classes
     wrong = classes[labels] != y_train
     row["n_wrong"] = int(wrong.sum())
-    for name, flagged in candidate_sets(seen["first_proba"], labels).items():
-        flagged = keep_every_class(flagged, labels)
-        entry = {"n": int(flagged.sum()), "wrong": int((flagged & wrong).sum())}
-        if flagged.any():
-            kept = ~flagged
-            try:
-                entry["acc"] = score(make().fit(X_train[kept], y_noisy[kept]))
-            except ValueError:
-                entry["acc"] = row["lib"]["acc"]
-        else:
-            entry["acc"] = row["lib"]["acc"]
-        row[name] = entry
+
+    def score_without(kept):
+        try:
+            return score(make().fit(X_train[kept], y_noisy[kept]))
+        except ValueError:
+            return row["lib"]["acc"]
+
+    sets = candidate_sets(seen["first_proba"], labels)
+    row.update(scored_without(sets, labels, wrong, score_without, row["lib"]["acc"]))
     return row
 
 
@@ -198,24 +213,30 @@ def summarise(rows, candidates=CANDIDATES, runs_changed="refused"):
                 precision = wrong / n if n else float("nan")
                 parts.append(f"{candidate} {gain:+.2f} ({precision:.2f})")
             print(f"  {name}: " + ", ".join(parts))
-    cells = defaultdict(list)
-    for row in rows:
-        cells[(row["dataset"], row["model"], row["noise"])].append(row)
     print(
         f"\nper cell, variant applied to its {runs_changed} runs (library elsewhere):"
     )
     for candidate in ("lib", *candidates):
-        gains, ahead = [], 0
-        for runs in cells.values():
-            acc = np.mean([_acc(r, candidate) for r in runs])
-            std = np.mean([r["std"] for r in runs])
-            gains.append(100 * (acc - std))
-            ahead += acc >= np.mean([r["cleanlab"] for r in runs])
-        within = sum(g >= -0.5 for g in gains)
+        gains, ahead = cell_gains(rows, candidate)
+        values = list(gains.values())
+        within = sum(g >= -0.5 for g in values)
         print(
-            f"  {candidate}: {len(cells)} cells, mean {np.mean(gains):+.2f}, "
-            f"within 0.5 {within}, >= cleanlab {ahead}, worst {min(gains):+.1f}"
+            f"  {candidate}: {len(values)} cells, mean {np.mean(values):+.2f}, "
+            f"within 0.5 {within}, >= cleanlab {ahead}, worst {min(values):+.1f}"
         )
+
+
+def cell_gains(rows, variant="lib"):
+    """Per cell, `variant`'s mean gain over Standard in points; cells ≥ cleanlab."""
+    cells = defaultdict(list)
+    for row in rows:
+        cells[(row["dataset"], row["model"], row["noise"])].append(row)
+    gains, ahead = {}, 0
+    for cell, runs in cells.items():
+        acc = np.mean([_acc(r, variant) for r in runs])
+        gains[cell] = 100 * (acc - np.mean([r["std"] for r in runs]))
+        ahead += acc >= np.mean([r["cleanlab"] for r in runs])
+    return gains, ahead
 
 
 def _acc(row, variant):
