@@ -16,9 +16,13 @@ held-out judge's end verdict decides what the final fit trains on:
 - a model that does not memorise (``"not_memorising"``) keeps the labels, and
   its sure disputes are left out where fold models refitted without them agree
   clearly better with the judged labels (:func:`judged_set_aside`);
-- a model too weak to judge (``"too_weak_to_judge"``) keeps the labels, and
-  where it memorises, the disputed ones more likely drawn at random than
-  confused by the model are left out (:func:`random_label_set_aside`).
+- a model too weak to judge (``"too_weak_to_judge"``) keeps the labels.
+
+Where the model memorises nearly every label it disputes, and the final fit
+trains on every sample (the kept corrections, the labels as given after an
+undo, or those of a model too weak to judge), the first round's disputes more
+likely drawn at random than confused by the model are left out of it
+(:func:`random_label_set_aside`).
 
 Each function reads the run's settings from ``run`` (a ``RefitRun``: its
 ``plc``, ``confidence``, ``classes``, ``groups`` and ``weight_key``).
@@ -69,15 +73,19 @@ SET_ASIDE_STANDARD_ERRORS = 3.0
 # confident learning disputes on out-of-fold probabilities of new folds of
 # every sample are left out of the final fit instead. False: keep them.
 CONTEST_CORRECTIONS = True
-# Where the model is too weak to judge, leave out the first round's disputes
-# that are more likely labels drawn at random than the model's own confusions
-# (``_random_labels``), if the model memorises nearly every label it disputes
+# Leave out of the final fit the first round's disputes that are more likely
+# labels drawn at random than the model's own confusions (``_random_labels``),
+# if the model memorises nearly every label it disputes
 # (``memorisation_["rate"]`` at least this): such a model (a tree ensemble,
 # boosting) gives each random label a region of its own, while a smoother one
 # (a linear model, naive Bayes, k-NN) fits only some and averages the rest
-# out, so that leaving them out loses more samples than noise. None: fit every
-# sample.
+# out, so that leaving them out loses more samples than noise. A random label
+# carries no trace of its right class, so a relabel of it is the model's guess,
+# and leaving it out asks only that it be wrong. None: fit every sample.
 RANDOM_LABELS_MIN_MEMORISATION = 0.8
+# The run endings whose final fit trains on every sample, and so may leave
+# the random labels out
+RANDOM_LABELS_ENDINGS = ("too_weak_to_judge", "undone", "converged", "max_iter")
 # How many new folds: None, as many as ``cv`` (five, as cleanlab, did no better
 # on the studies' sets and cost two more fits)
 CONTESTED_FOLDS = None
@@ -128,10 +136,10 @@ def end_run(
     selection : dict or None
         The end verdict (``selection_``); None without a judge.
     set_aside : ndarray of bool of shape (n_samples,) or None
-        The samples the final fit leaves out where the labels stay as given
-        (contested, a non-memorising model's clear set-aside, or the labels
-        that look drawn at random to a model too weak to judge); None
-        otherwise.
+        The samples the final fit leaves out: where the labels stay as given,
+        the contested ones or a non-memorising model's clear set-aside; where
+        a model that memorises fits every sample, the labels that look drawn
+        at random; None otherwise.
     """
     plc = run.plc
     selection = set_aside = None
@@ -187,8 +195,9 @@ def end_run(
         )
     if (
         RANDOM_LABELS_MIN_MEMORISATION is not None
-        and stopped == "too_weak_to_judge"
+        and stopped in RANDOM_LABELS_ENDINGS
         and plc.contested in ("auto", "set_aside")
+        and run.first_proba is not None
     ):
         set_aside = random_label_set_aside(run, corrector)
     return stopped, selection, set_aside
@@ -320,19 +329,18 @@ def judged_set_aside(
 
 
 def random_label_set_aside(run, corrector):
-    """A model too weak to judge: its disputes that look drawn at random, or None.
+    """The first round's disputes that look drawn at random, or None.
 
-    Reads the first round's held-out probabilities (the refusal ends the run
-    after it) with :func:`~sklearn_plc._random_labels.random_labels` and
-    records the fitted share of random labels among the disputes in
+    Reads the first round's held-out probabilities (``run.first_proba``, on
+    the labels as given) with :func:`~sklearn_plc._random_labels.random_labels`
+    and records the fitted share of random labels among the disputes in
     ``run.memorisation["random_label_share"]`` (None in two classes). They are
     left out only where the model memorises at least
     ``RANDOM_LABELS_MIN_MEMORISATION`` of the labels it disputes; verified
     (``trusted``) samples never are.
     """
     labels = corrector.initial_labels
-    (proba,) = corrector.recorded
-    random, share = random_labels(np.asarray(proba, dtype=float), labels)
+    random, share = random_labels(np.asarray(run.first_proba, dtype=float), labels)
     if corrector.fixed is not None:
         random &= ~corrector.fixed  # verified labels are never left out
     evidence = run.memorisation

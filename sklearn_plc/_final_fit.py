@@ -103,14 +103,26 @@ def fit_final_model(
 ):
     """Fit `final` (an unfitted clone, or the continuing model) as the run ends.
 
-    With `relabel_weight` (some below 1), every sample is fitted and a relabel
-    on both its labels (:func:`weighed_fit`, weights to the fit keyword `key`).
-    Otherwise the `set_aside` samples are left out; where the estimator cannot
-    be fitted on the rest (k-NN: fewer samples than ``n_neighbors``), it warns
-    and fits a fresh clone of `estimator` on every sample, and clears
+    The `set_aside` samples are left out, and with `relabel_weight` (some
+    below 1) a relabel is fitted on both its labels (:func:`weighed_fit`,
+    weights to the fit keyword `key`). Where the estimator cannot be fitted on
+    the rest without weights (k-NN: fewer samples than ``n_neighbors``), it
+    warns and fits a fresh clone of `estimator` on every sample, and clears
     `set_aside` in place (the run's own array, so ``set_aside_`` follows).
     """
     if relabel_weight is not None:
+        if set_aside is not None and set_aside.any():
+            kept = np.flatnonzero(~set_aside)
+            return weighed_fit(
+                final,
+                _safe_indexing(X, kept),
+                labels[kept],
+                given_labels[kept],
+                relabel_weight[kept],
+                classes,
+                per_sample_params(fit_params, kept, labels.shape[0]),
+                key,
+            )
         return weighed_fit(
             final, X, labels, given_labels, relabel_weight, classes, fit_params, key
         )

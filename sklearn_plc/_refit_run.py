@@ -237,12 +237,18 @@ class RefitRun(RunPath):
         )
         relabel_weight = None
         if held_out and stopped not in LABELS_GIVEN:
+            # end_run's set-aside here: the labels that look drawn at random
+            doubtful = None
             if plc.contested == "set_aside":
-                set_aside = keep_every_class(corrector.contested(), corrector.labels)
+                doubtful = corrector.contested()
             elif self._leaves_out_doubtful():
-                set_aside = keep_every_class(
-                    unweighed_set_aside(corrector), corrector.labels
-                )
+                doubtful = unweighed_set_aside(corrector)
+            if doubtful is not None and set_aside is not None:
+                doubtful = doubtful | set_aside
+            elif doubtful is None:
+                doubtful = set_aside
+            if doubtful is not None:
+                set_aside = keep_every_class(doubtful, corrector.labels)
         if self.weight_key is not None and stopped not in LABELS_GIVEN:
             relabel_weight = relabel_weights(
                 corrector.pass_proba(), corrector.initial_labels, corrector.labels
@@ -368,8 +374,9 @@ class RefitRun(RunPath):
 
         Sets ``self.model`` (the last in-sample or out-of-bag model; None out
         of fold, where only fold models are fitted), ``self.model_labels`` (the
-        labels it was fitted on) and ``self.memorisation`` (the memorisation
-        test's evidence).
+        labels it was fitted on), ``self.memorisation`` (the memorisation
+        test's evidence) and ``self.first_proba`` (the first round's held-out
+        probabilities, where it took the test).
 
         Returns
         -------
@@ -378,7 +385,7 @@ class RefitRun(RunPath):
         """
         plc = self.plc
         self.model = clone(estimator) if judge is None else None
-        self.model_labels = self.memorisation = None
+        self.model_labels = self.memorisation = self.first_proba = None
         fit_round = functools.partial(
             self._fit_round,
             judge=judge,
@@ -530,6 +537,7 @@ class RefitRun(RunPath):
             self.model = model_on_all
             self.model_labels = labels if validation is None else None
         if measure:
+            self.first_proba = corrector.recorded[-1]  # as the corrector keeps it
             self.memorisation = memorisation_evidence(
                 corrector.initial_labels,
                 proba,

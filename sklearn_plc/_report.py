@@ -43,16 +43,35 @@ def _judged(selection):
 
 
 def _random_set_aside(plc):
-    """Whether a refused model's disputes that look random were left out."""
-    share = plc.memorisation_.get("random_label_share")
+    """Whether the labels given that look drawn at random were left out.
+
+    Where the final fit trains on the labels as given (a model too weak to
+    judge, an undo), every sample it leaves out is one of them.
+    """
     n_aside = int(plc.set_aside_.sum())
     if not n_aside:
         return ""
+    share = plc.memorisation_["random_label_share"]
     return (
         f". It left out of the final fit the {n_aside} disputed labels more "
         f"likely drawn at random than confused by the model (random share "
         f"{share:.2f} of its disputes), as it memorises each label it is given"
     )
+
+
+def _set_aside_from_corrected(plc):
+    """What a corrected run left out of its final fit, and why."""
+    from ._ending import RANDOM_LABELS_MIN_MEMORISATION  # _ending imports this module
+
+    n_aside = int(plc.set_aside_.sum())
+    evidence = plc.memorisation_ or {}
+    share = evidence.get("random_label_share")
+    if share is not None and evidence["rate"] >= RANDOM_LABELS_MIN_MEMORISATION:
+        return (
+            f", {n_aside} set aside from the final fit (doubtful, or drawn at "
+            f"random: random share {share:.2f} of the first round's disputes)"
+        )
+    return f", {n_aside} doubtful set aside from the final fit"
 
 
 def _refused_set_aside(selection):
@@ -111,7 +130,7 @@ def outcome_line(plc, n_changed):
         return (
             f"PLC undid its corrections after {rounds} and kept the labels as "
             f"given: models trained on the corrected labels did worse on the "
-            f"held-out samples: {_judged(selection)}."
+            f"held-out samples: {_judged(selection)}{_random_set_aside(plc)}."
         )
     if condition == "corrections_contested":
         return (
@@ -124,8 +143,7 @@ def outcome_line(plc, n_changed):
         )
     changed = f"{n_changed} of {n_samples} labels changed"
     if plc.set_aside_.any():
-        n_aside = int(plc.set_aside_.sum())
-        changed += f", {n_aside} doubtful set aside from the final fit"
+        changed += _set_aside_from_corrected(plc)
     n_weighed = int(np.count_nonzero(plc.relabel_weight_ < 1))
     if n_weighed:
         changed += f", {n_weighed} fitted on both labels by weight"

@@ -241,14 +241,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         the top class's probability, a third in two classes; more by over one
         standard error, ``memorisation_["judge_margin"]``), whose disputes are
         its own errors as often as the labels'
-        (``termination_condition_ == "too_weak_to_judge"``). Such a model
-        relabels nothing; but where it memorises nearly every label it
-        disputes (rate 0.8 or more: tree ensembles, boosting) and
-        ``contested="auto"`` or ``"set_aside"``, the disputed labels more
-        likely drawn at random than confused by the model are left out of the
-        final fit (``set_aside_``; three or more classes): each would
-        otherwise get a region of its own. A model that
-        does not memorise relabels nothing, but with ``"cv"`` and
+        (``termination_condition_ == "too_weak_to_judge"``); it relabels
+        nothing (see ``contested`` for the labels it may still leave out). A
+        model that does not memorise relabels nothing, but with ``"cv"`` and
         ``contested="auto"`` or ``"set_aside"`` its sure disputes are left out
         of the final fit when fold models fitted without them agree clearly
         better (three standard errors) with held-out given labels
@@ -312,7 +307,18 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         disputes on new held-out models of every sample
         (``termination_condition_ == "corrections_contested"``): a wrong flip
         trains a wrong label, a sample left out costs one sample. This takes
-        ``cv`` more fold fits (one more ensemble fit with ``"oob"``).
+        ``cv`` more fold fits (one more ensemble fit with ``"oob"``). Where
+        the model memorises nearly every label it disputes (memorisation rate
+        0.8 or more: tree ensembles, boosting) and the final fit trains on
+        every sample (the corrections kept, undone, or a model too weak to
+        judge), ``"auto"`` and ``"set_aside"`` also leave out of it the first
+        round's disputed labels more likely drawn at random than confused by
+        the model (``memorisation_["random_label_share"]``; three or more
+        classes): such a model gives each of them a region of its own, and a
+        label drawn at random carries no trace of the right class, so
+        relabelling it is a guess where leaving it out is not. Noise that
+        follows the features lands where the model is confused, so there
+        nothing is left out.
 
     final_fit : bool, default=True
         Fit ``estimator_`` on the corrected labels after the loop (a net's run
@@ -394,7 +400,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         model surely disputes more of them than it confirms
         (``memorisation_["judge_margin"]``), its disputed labels that look
         drawn at random possibly left out of the final fit (``set_aside_``,
-        see ``min_memorisation``); after ``"not_memorising"`` the
+        see ``contested``); after ``"not_memorising"`` the
         sure disputes may be left out of the final fit
         (``selection_["chosen"]``, ``set_aside_``); ``"undone"``: the
         corrections trained worse models on held-out samples and were undone
@@ -422,12 +428,14 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         classes) and ``"judge_margin"`` (out-of-fold agreement less
         ``"sure_disputes"``) with its ``"judge_margin_standard_error"``: below
         zero by more than one standard error, the model is too weak to judge.
-        A model too weak to judge also gets ``"random_label_share"``: the
-        share of its held-out disputes that look like labels drawn at random
-        rather than its own confusions (a mixture fitted to the given labels'
-        probabilities; near 0 under noise that follows the features; NaN where
-        the probabilities carry no evidence, None in two classes).
-        None otherwise.
+        With ``contested="auto"`` or ``"set_aside"``, a run that ends
+        ``"converged"``, ``"max_iter"``, ``"undone"`` or
+        ``"too_weak_to_judge"`` also gets ``"random_label_share"``: the
+        share of the first round's held-out disputes that look like labels
+        drawn at random rather than the model's own confusions (a mixture
+        fitted to the given labels' probabilities; near 0 under noise that
+        follows the features; NaN where the probabilities carry no evidence,
+        None in two classes). None otherwise.
 
     validation_indices_ : ndarray of int or None
         The samples that judged the corrections: the set-aside (see
@@ -439,9 +447,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``"set_aside"``, or ``"auto"`` with an estimator that takes no sample
         weights; where the model does not memorise, the sure disputes that
         ``selection_`` chose to leave out; where the corrections were contested,
-        the labels that confident learning disputes; where the model is too
-        weak to judge, the disputed labels that look drawn at random, see
-        ``min_memorisation``); all False when none were.
+        the labels that confident learning disputes; where a model that
+        memorises fits every sample, the disputed labels that look drawn at
+        random, see ``contested``); all False when none were.
 
     relabel_weight_ : ndarray of float of shape (n_samples,)
         The weight of each sample's label (``labels_``) in the final fit; where

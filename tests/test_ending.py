@@ -11,7 +11,11 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier
 
 from sklearn_plc import PLCClassifier
-from sklearn_plc.noise import flip_labels_with_matrix, uniform_transition_matrix
+from sklearn_plc.noise import (
+    asymmetric_transition_matrix,
+    flip_labels_with_matrix,
+    uniform_transition_matrix,
+)
 
 
 def test_corrections_that_their_models_judge_worse_are_undone(noisy_blobs, monkeypatch):
@@ -93,6 +97,58 @@ def test_random_labels_stay_when_contested_keeps_every_sample(weak_twenty_classe
     trees = ExtraTreesClassifier(n_estimators=50, random_state=0)
     plc = PLCClassifier(trees, contested="keep", random_state=0).fit(X, y_noisy)
     assert plc.termination_condition_ == "too_weak_to_judge"
+    assert not plc.set_aside_.any()
+
+
+@pytest.fixture(scope="module")
+def digits_uniform_noise():
+    """Digits with 30% uniform noise: each wrong label drawn at random."""
+    X, y = load_digits(return_X_y=True)
+    matrix = uniform_transition_matrix(10, 0.3)
+    return X, y, flip_labels_with_matrix(y, matrix, random_state=0)
+
+
+def test_a_corrected_memorising_model_leaves_out_random_labels(digits_uniform_noise):
+    X, y, y_noisy = digits_uniform_noise
+    trees = ExtraTreesClassifier(n_estimators=50, random_state=0)  # no bootstrap
+    plc = PLCClassifier(trees, random_state=0).fit(X, y_noisy)
+    assert plc.termination_condition_ == "converged"
+    assert (plc.labels_ != y_noisy).any()
+    assert plc.memorisation_["random_label_share"] > 0.3
+    wrong = y_noisy != y
+    assert plc.set_aside_.any()
+    assert wrong[plc.set_aside_].mean() > 2 * wrong.mean()
+    # every other sample weighs 1 in all (a relabel: both labels by weight)
+    root_weight = plc.estimator_.estimators_[0].tree_.weighted_n_node_samples[0]
+    assert root_weight == pytest.approx(len(X) - plc.set_aside_.sum())
+
+
+def test_an_undone_memorising_model_leaves_out_random_labels(
+    digits_uniform_noise, monkeypatch
+):
+    monkeypatch.setattr("sklearn_plc._ending.WORSE_STANDARD_ERRORS", -1e9)
+    X, _, y_noisy = digits_uniform_noise
+    trees = ExtraTreesClassifier(n_estimators=50, random_state=0)
+    plc = PLCClassifier(trees, random_state=0).fit(X, y_noisy)
+    assert plc.termination_condition_ == "undone"
+    np.testing.assert_array_equal(plc.labels_, y_noisy)
+    assert plc.set_aside_.any()
+    kept = ~plc.set_aside_
+    direct = clone(trees).fit(X[kept], y_noisy[kept])
+    np.testing.assert_array_equal(plc.predict(X), direct.predict(X))
+
+
+def test_noise_that_follows_the_models_confusion_is_relabelled_not_left_out():
+    # pair noise: each class's wrong labels are one other class, which the model
+    # learns to confuse it with
+    X, y = load_digits(return_X_y=True)
+    matrix = asymmetric_transition_matrix(np.arange(10), 0.3)
+    y_noisy = flip_labels_with_matrix(y, matrix, random_state=0)
+    trees = ExtraTreesClassifier(n_estimators=50, random_state=0)
+    plc = PLCClassifier(trees, random_state=0).fit(X, y_noisy)
+    assert plc.termination_condition_ == "converged"
+    assert (plc.labels_ != y_noisy).any()
+    assert plc.memorisation_["random_label_share"] < 0.05
     assert not plc.set_aside_.any()
 
 

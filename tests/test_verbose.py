@@ -136,3 +136,16 @@ def test_the_judged_evidence_says_when_weighed_folds_gave_it():
     assert _judged({**selection, "weighed": True}).endswith(
         "on folds weighed as the final fit is"
     )
+
+
+def test_verbose_says_a_corrected_run_left_out_random_looking_labels(capsys):
+    X, y = load_digits(return_X_y=True)
+    y_noisy = flip_labels_with_matrix(
+        y, uniform_transition_matrix(10, 0.3), random_state=0
+    )
+    trees = ExtraTreesClassifier(n_estimators=50, random_state=0)
+    plc = PLCClassifier(trees, verbose=1, random_state=0).fit(X, y_noisy)
+    assert plc.termination_condition_ == "converged"
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    assert f"{plc.set_aside_.sum()} set aside from the final fit" in line
+    assert "drawn at random: random share" in line
