@@ -61,7 +61,6 @@ from benchmarks.studies.common import (
     STUDIES_DIR,
     recorded_library_run,
     run_and_dump,
-    study_jobs,
 )
 
 VARIANTS = ("random-all", "random-flipped", "random-unflipped")
@@ -74,18 +73,7 @@ BASE_LOGS = {
 
 def jobs(what, endings=CHANGED):
     """The memorising models' runs of the base log that end in `endings`."""
-    changed = {
-        tuple(r[key] for key in RUN_KEY)
-        for r in weak_removal.logged_rows(BASE_LOGS[what])
-        if r["lib"]["termination"] in endings
-        and r["model"] in unflipped_aside.MEMORISING
-    }
-    found = (
-        weak_removal.jobs("dev")
-        if what == "dev"
-        else study_jobs(what, weak_removal.SEEDS)
-    )
-    return [job for job in found if job[:4] in changed]
+    return unflipped_aside.jobs(what, endings, BASE_LOGS)
 
 
 def random_sets(first_proba, labels, given, fixed=None):
@@ -104,9 +92,6 @@ def random_sets(first_proba, labels, given, fixed=None):
 
 
 def run_job(dataset, model, noise, seed, check):
-    from sklearn_plc._final_fit import weighed_fit
-    from sklearn_plc.correction import relabel_weights
-
     recorded = recorded_library_run(dataset, model, noise, seed, check)
     if recorded is None:
         return None
@@ -141,22 +126,7 @@ def run_job(dataset, model, noise, seed, check):
         return row
     if run.weight_key is None:
         return row
-    weight = relabel_weights(corrector.pass_proba(), given, labels)
-
-    def score_without(kept):
-        kept = np.flatnonzero(kept)
-        fitted = weighed_fit(
-            make(),
-            X_train[kept],
-            labels[kept],
-            given[kept],
-            weight[kept],
-            run.classes,
-            {},
-            run.weight_key,
-        )
-        return score(fitted)
-
+    score_without = unflipped_aside.weighed_scorer(make, X_train, run, corrector, score)
     row.update(
         weak_removal.scored_without(
             sets, labels, wrong, score_without, row["lib"]["acc"]

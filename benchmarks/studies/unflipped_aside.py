@@ -59,17 +59,18 @@ BASE_LOGS = {
 }
 
 
-def jobs(what):
-    corrected = {
+def jobs(what, endings=CORRECTED, base_logs=BASE_LOGS):
+    """The memorising models' runs that end in `endings` in the base log."""
+    chosen = {
         tuple(r[key] for key in RUN_KEY)
-        for r in weak_removal.logged_rows(BASE_LOGS[what])
-        if r["lib"]["termination"] in CORRECTED and r["model"] in MEMORISING
+        for r in weak_removal.logged_rows(base_logs[what])
+        if r["lib"]["termination"] in endings and r["model"] in MEMORISING
     }
     if what == "dev":
         found = weak_removal.jobs("dev")
     else:
         found = study_jobs(what, weak_removal.SEEDS)
-    return [job for job in found if job[:4] in corrected]
+    return [job for job in found if job[:4] in chosen]
 
 
 def unflipped_sets(proba, labels, given):
@@ -85,26 +86,17 @@ def unflipped_sets(proba, labels, given):
     }
 
 
-def run_job(dataset, model, noise, seed, check):
+def weighed_scorer(make, X_train, run, corrector, score):
+    """``score_without(kept)``: the library's weighed final fit on `kept`, scored.
+
+    Each relabel of the run's `corrector` on both its labels, by the weights
+    the library gives them (the last pass's probabilities); `kept` a mask.
+    """
     from sklearn_plc._final_fit import weighed_fit
     from sklearn_plc.correction import relabel_weights
 
-    recorded = recorded_library_run(dataset, model, noise, seed, check)
-    if recorded is None:
-        return None
-    (X_train, y_train, _, make), row, score, seen = recorded
-    run = seen.get("run")
-    if (
-        row["lib"]["termination"] not in CORRECTED
-        or run is None
-        or run.weight_key is None
-    ):
-        return row
-    corrector = seen["corrector"]
     labels, given = corrector.labels, corrector.initial_labels
-    proba = corrector.pass_proba()
-    weight = relabel_weights(proba, given, labels)
-    wrong = run.classes[labels] != y_train
+    weight = relabel_weights(corrector.pass_proba(), given, labels)
 
     def score_without(kept):
         kept = np.flatnonzero(kept)
@@ -120,6 +112,26 @@ def run_job(dataset, model, noise, seed, check):
         )
         return score(fitted)
 
+    return score_without
+
+
+def run_job(dataset, model, noise, seed, check):
+    recorded = recorded_library_run(dataset, model, noise, seed, check)
+    if recorded is None:
+        return None
+    (X_train, y_train, _, make), row, score, seen = recorded
+    run = seen.get("run")
+    if (
+        row["lib"]["termination"] not in CORRECTED
+        or run is None
+        or run.weight_key is None
+    ):
+        return row
+    corrector = seen["corrector"]
+    labels, given = corrector.labels, corrector.initial_labels
+    proba = corrector.pass_proba()
+    wrong = run.classes[labels] != y_train
+    score_without = weighed_scorer(make, X_train, run, corrector, score)
     sets = unflipped_sets(proba, labels, given)
     row.update(
         weak_removal.scored_without(
