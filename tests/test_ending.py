@@ -138,6 +138,21 @@ def test_an_undone_memorising_model_leaves_out_random_labels(
     np.testing.assert_array_equal(plc.predict(X), direct.predict(X))
 
 
+def test_random_labels_join_the_contested_samples_left_out(
+    digits_uniform_noise, monkeypatch
+):
+    X, _, y_noisy = digits_uniform_noise
+    trees = ExtraTreesClassifier(n_estimators=50, random_state=0)
+    plc = PLCClassifier(trees, contested="set_aside", random_state=0)
+    with_random = plc.fit(X, y_noisy).set_aside_.copy()
+    monkeypatch.setattr("sklearn_plc._ending.RANDOM_LABELS_MIN_MEMORISATION", None)
+    contested_only = plc.fit(X, y_noisy).set_aside_
+    assert plc.termination_condition_ == "converged"
+    assert contested_only.any()
+    assert (with_random >= contested_only).all()
+    assert with_random.sum() > contested_only.sum()
+
+
 def test_noise_that_follows_the_models_confusion_is_relabelled_not_left_out():
     # pair noise: each class's wrong labels are one other class, which the model
     # learns to confuse it with
