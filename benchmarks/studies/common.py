@@ -301,11 +301,12 @@ def patched(target, **attributes):
 
 @contextmanager
 def recording_run_end():
-    """Record a refit run for the block: ``{"run", "corrector", "first_proba"}``.
+    """Record a refit run for the block: its run, corrector, probabilities, verdict.
 
     Wraps ``sklearn_plc._refit_run.end_run`` (the run's verdict), so that a
-    study can read the run's settings and its corrector (labels, the
-    probabilities of its window) after the fit, and the corrector's
+    study can read the run's settings, its corrector (labels, the
+    probabilities of its window) and the verdict (``ended``: ``end_run``'s
+    ``(stopped, selection, set_aside)``) after the fit, and the corrector's
     ``add_proba``, to keep the first round's probabilities (``first_proba``,
     which a window of ``window`` rounds drops after that many refits). The run
     itself is unchanged. One fit per block.
@@ -319,7 +320,8 @@ def recording_run_end():
 
     def recording_end_run(run, stopped, *, corrector, **kwargs):
         seen.update(run=run, corrector=corrector)
-        return end_run(run, stopped, corrector=corrector, **kwargs)
+        seen["ended"] = end_run(run, stopped, corrector=corrector, **kwargs)
+        return seen["ended"]
 
     def recording_add_proba(corrector, proba, *args, **kwargs):
         added = add_proba(corrector, proba, *args, **kwargs)

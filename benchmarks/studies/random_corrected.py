@@ -26,7 +26,11 @@ weights), but without:
 
 A run that the held-out judge undid (``undone``) trains its final model on the
 labels as given; there ``random-all`` leaves the spotted samples out of that
-fit (the rule that a model too weak to judge follows).
+fit (the rule that a model too weak to judge follows). A probe, not the rule
+shipped: where the corrections were contested (``corrections_contested``),
+``random-all`` leaves the spotted samples out with confident learning's
+disputes (``run OUT SET corrections_contested``; logs
+``random_contested_{dev,unseen,fresh}.json``).
 
 Each row also logs the fitted share of random labels among the first round's
 disputes (``share``). Only the memorising models' corrected runs can change;
@@ -65,6 +69,9 @@ from benchmarks.studies.common import (
 
 VARIANTS = ("random-all", "random-flipped", "random-unflipped")
 CHANGED = (*unflipped_aside.CORRECTED, "undone")
+# a probe, not the shipped rule: a contested run's final fit with the random
+# labels left out too (``run OUT dev corrections_contested``)
+PROBED = ("corrections_contested",)
 BASE_LOGS = {
     **unflipped_aside.BASE_LOGS,
     "fresh": STUDIES_DIR + "noise_mixture_confirm_fresh.json",
@@ -98,7 +105,11 @@ def run_job(dataset, model, noise, seed, check):
     (X_train, y_train, _, make), row, score, seen = recorded
     run = seen.get("run")
     termination = row["lib"]["termination"]
-    if termination not in CHANGED or run is None or "first_proba" not in seen:
+    if (
+        termination not in (*CHANGED, *PROBED)
+        or run is None
+        or "first_proba" not in seen
+    ):
         return row
     corrector = seen["corrector"]
     labels, given = corrector.labels, corrector.initial_labels
@@ -106,14 +117,22 @@ def run_job(dataset, model, noise, seed, check):
     sets, share = random_sets(seen["first_proba"], labels, given, corrector.fixed)
     row["share"] = None if share is None else float(share)
     row["rate"] = run.memorisation.get("rate") if run.memorisation else None
-    if termination == "undone":  # the final fit trains on the labels as given
+    if termination in ("undone", "corrections_contested"):
+        # the final fit trains on the labels as given (contested: without
+        # confident learning's disputes, which the random labels join)
+        contested = seen["ended"][2] if termination != "undone" else None
+        spotted = sets["random-all"]
+        if contested is not None:
+            spotted = spotted | contested
 
         def score_given_without(kept):
+            if contested is not None and not (~contested & ~kept).any():
+                return row["lib"]["acc"]  # nothing left out beyond the library's
             return score(make().fit(X_train[kept], run.classes[given[kept]]))
 
         row.update(
             weak_removal.scored_without(
-                {"random-all": sets["random-all"]},
+                {"random-all": spotted},
                 labels,
                 wrong,
                 score_given_without,
