@@ -87,6 +87,22 @@ def weighed_fit(model, X, labels, given_labels, relabel_weight, classes, params,
     )
 
 
+def weighed_fit_on(
+    model, X, labels, given_labels, relabel_weight, indices, classes, params, key
+):
+    """:func:`weighed_fit` on the samples `indices` only (their fit params too)."""
+    return weighed_fit(
+        model,
+        _safe_indexing(X, indices),
+        labels[indices],
+        given_labels[indices],
+        relabel_weight[indices],
+        classes,
+        per_sample_params(params, indices, labels.shape[0]),
+        key,
+    )
+
+
 def fit_final_model(
     final,
     estimator,
@@ -113,14 +129,15 @@ def fit_final_model(
     if relabel_weight is not None:
         if set_aside is not None and set_aside.any():
             kept = np.flatnonzero(~set_aside)
-            return weighed_fit(
+            return weighed_fit_on(
                 final,
-                _safe_indexing(X, kept),
-                labels[kept],
-                given_labels[kept],
-                relabel_weight[kept],
+                X,
+                labels,
+                given_labels,
+                relabel_weight,
+                kept,
                 classes,
-                per_sample_params(fit_params, kept, labels.shape[0]),
+                fit_params,
                 key,
             )
         return weighed_fit(
@@ -151,14 +168,15 @@ def weighed_out_of_fold_proba(
     """
 
     def fit_weighed(model, X, labels, train, classes, fit_params):
-        return weighed_fit(
+        return weighed_fit_on(
             model,
-            _safe_indexing(X, train),
-            labels[train],
-            given_labels[train],
-            relabel_weight[train],
+            X,
+            labels,
+            given_labels,
+            relabel_weight,
+            train,
             classes,
-            per_sample_params(fit_params, train, labels.shape[0]),
+            fit_params,
             fit["key"],
         )
 

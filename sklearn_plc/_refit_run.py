@@ -238,17 +238,15 @@ class RefitRun(RunPath):
         relabel_weight = None
         if held_out and stopped not in LABELS_GIVEN:
             # end_run's set-aside here: the labels that look drawn at random
-            doubtful = None
+            left_out = [] if set_aside is None else [set_aside]
             if plc.contested == "set_aside":
-                doubtful = corrector.contested()
+                left_out.append(corrector.contested())
             elif self._leaves_out_doubtful():
-                doubtful = unweighed_set_aside(corrector)
-            if doubtful is not None and set_aside is not None:
-                doubtful = doubtful | set_aside
-            elif doubtful is None:
-                doubtful = set_aside
-            if doubtful is not None:
-                set_aside = keep_every_class(doubtful, corrector.labels)
+                left_out.append(unweighed_set_aside(corrector))
+            if left_out:
+                set_aside = keep_every_class(
+                    np.logical_or.reduce(left_out), corrector.labels
+                )
         if self.weight_key is not None and stopped not in LABELS_GIVEN:
             relabel_weight = relabel_weights(
                 corrector.pass_proba(), corrector.initial_labels, corrector.labels

@@ -92,20 +92,20 @@ def weighed_scorer(make, X_train, run, corrector, score):
     Each relabel of the run's `corrector` on both its labels, by the weights
     the library gives them (the last pass's probabilities); `kept` a mask.
     """
-    from sklearn_plc._final_fit import weighed_fit
+    from sklearn_plc._final_fit import weighed_fit_on
     from sklearn_plc.correction import relabel_weights
 
     labels, given = corrector.labels, corrector.initial_labels
     weight = relabel_weights(corrector.pass_proba(), given, labels)
 
     def score_without(kept):
-        kept = np.flatnonzero(kept)
-        fitted = weighed_fit(
+        fitted = weighed_fit_on(
             make(),
-            X_train[kept],
-            labels[kept],
-            given[kept],
-            weight[kept],
+            X_train,
+            labels,
+            given,
+            weight,
+            np.flatnonzero(kept),
             run.classes,
             {},
             run.weight_key,

@@ -67,7 +67,7 @@ def left_out(variant, proba, given, labels):
 
 def _weighable_fits(row, make, X_train, proba, given, labels, classes, score):
     """The weighable follow-up's final fits of one corrected run, into `row`."""
-    from sklearn_plc._final_fit import keep_every_class, weighed_fit
+    from sklearn_plc._final_fit import keep_every_class, weighed_fit_on
     from sklearn_plc._validation import sample_weight_key
     from sklearn_plc.correction import relabel_weights
 
@@ -85,13 +85,13 @@ def _weighable_fits(row, make, X_train, proba, given, labels, classes, score):
                 disputed if variant == "weigh-aside" else np.zeros_like(disputed),
                 labels,
             )
-            kept = np.flatnonzero(~out)
-            fitted = weighed_fit(
+            fitted = weighed_fit_on(
                 make(),
-                X_train[kept],
-                labels[kept],
-                given[kept],
-                weight[kept],
+                X_train,
+                labels,
+                given,
+                weight,
+                np.flatnonzero(~out),
                 classes,
                 {},
                 key,
