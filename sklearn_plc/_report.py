@@ -144,7 +144,7 @@ def outcome_line(plc, n_changed):
     changed = f"{n_changed} of {n_samples} labels changed"
     if plc.set_aside_.any():
         changed += _set_aside_from_corrected(plc)
-    n_weighed = int(np.count_nonzero(plc.relabel_weight_ < 1))
+    n_weighed = int(np.count_nonzero((plc.relabel_weight_ < 1) & ~plc.set_aside_))
     if n_weighed:
         changed += f", {n_weighed} fitted on both labels by weight"
     why = {

@@ -454,7 +454,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     relabel_weight_ : ndarray of float of shape (n_samples,)
         The weight of each sample's label (``labels_``) in the final fit; where
         below 1, the given label was also fitted, at the rest (see
-        ``contested="weigh"``). All 1 when no relabel was weighed.
+        ``contested="weigh"``). All 1 when no relabel was weighed. A sample in
+        ``set_aside_`` was not fitted at all; its entry is the weight its
+        relabel was given before it was left out.
 
     selection_ : dict or None
         The held-out comparison that chose what the final fit trained on

@@ -50,9 +50,9 @@ def label_recovery_report(
           is wrong (what removing them spared the model); ``purity_trained``:
           fraction of right labels among the samples the final fit trained on.
         - ``n_weighed``: changed labels the final fit trained on both ways
-          (``relabel_weight`` below 1); ``weighted_purity``: the share of the
-          final fit's weight on right labels (``purity_trained`` when nothing
-          was weighed).
+          (``relabel_weight`` below 1, not set aside); ``weighted_purity``:
+          the share of the final fit's weight on right labels
+          (``purity_trained`` when nothing was weighed).
 
         A ratio whose denominator is 0 is NaN.
 
@@ -126,7 +126,7 @@ def label_recovery_report(
         "purity_trained": _ratio(
             np.count_nonzero(right_after & trained), np.count_nonzero(trained)
         ),
-        "n_weighed": int(np.count_nonzero((relabel_weight < 1) & changed)),
+        "n_weighed": int(np.count_nonzero((relabel_weight < 1) & changed & trained)),
         "weighted_purity": _ratio(
             right_weight[trained].sum(), np.count_nonzero(trained)
         ),

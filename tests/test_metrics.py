@@ -70,6 +70,19 @@ def test_a_weighed_relabel_counts_its_labels_by_their_weights():
     assert report["weighted_purity"] == pytest.approx((0.75 + 1 + 1 + 0.4) / 4)
 
 
+def test_a_weighed_relabel_left_out_of_the_final_fit_is_not_counted_as_weighed():
+    y_clean, y_noisy = np.array([0, 0, 1, 1]), np.array([1, 0, 1, 1])
+    y_corrected = np.array([0, 0, 1, 0])
+    report = label_recovery_report(
+        y_clean,
+        y_noisy,
+        y_corrected,
+        set_aside=np.array([False, False, False, True]),
+        relabel_weight=[0.75, 1, 1, 0.6],
+    )
+    assert report["n_weighed"] == 1
+
+
 def test_without_weights_weighted_purity_is_the_trained_purity():
     report = label_recovery_report([0, 0, 1], [1, 0, 1], [0, 1, 1])
     assert report["n_weighed"] == 0

@@ -1,6 +1,10 @@
 """What ``verbose`` says: an honest progress bar, per-round lines, one outcome line."""
 
+import contextlib
+import io
+
 import numpy as np
+import pytest
 from sklearn.datasets import load_digits, make_classification
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
@@ -138,14 +142,37 @@ def test_the_judged_evidence_says_when_weighed_folds_gave_it():
     )
 
 
-def test_verbose_says_a_corrected_run_left_out_random_looking_labels(capsys):
+@pytest.fixture(scope="module")
+def random_labels_corrected():
+    """Extra trees on digits, 30% uniform noise: corrected, random labels left out.
+
+    ``(plc, line)``: the fitted classifier and its one verbose line.
+    """
     X, y = load_digits(return_X_y=True)
     y_noisy = flip_labels_with_matrix(
         y, uniform_transition_matrix(10, 0.3), random_state=0
     )
     trees = ExtraTreesClassifier(n_estimators=50, random_state=0)
-    plc = PLCClassifier(trees, verbose=1, random_state=0).fit(X, y_noisy)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        plc = PLCClassifier(trees, verbose=1, random_state=0).fit(X, y_noisy)
+    (line,) = out.getvalue().strip().splitlines()
+    return plc, line
+
+
+def test_verbose_says_a_corrected_run_left_out_random_looking_labels(
+    random_labels_corrected,
+):
+    plc, line = random_labels_corrected
     assert plc.termination_condition_ == "converged"
-    (line,) = capsys.readouterr().out.strip().splitlines()
     assert f"{plc.set_aside_.sum()} set aside from the final fit" in line
     assert "drawn at random: random share" in line
+
+
+def test_verbose_counts_no_relabel_left_out_as_fitted_on_both_labels(
+    random_labels_corrected,
+):
+    plc, line = random_labels_corrected
+    weighed = plc.relabel_weight_ < 1
+    assert (weighed & plc.set_aside_).any()  # some weighed relabels were left out
+    assert f"{np.count_nonzero(weighed & ~plc.set_aside_)} fitted on both" in line

@@ -1,0 +1,260 @@
+"""Where PLC still trails cleanlab, by how a run ends, and what a run's time is.
+
+Question (issue "Ahead of cleanlab"): the targets still missed are cells ahead
+of cleanlab (the unseen check, 57 of 96 with 64 needed; wine-rf on the
+tables) and the corrected runs' cost on the tables (2.0 times cleanlab's).
+Before another rule, this measurement reads the logged runs of the library as
+it is, and asks two things.
+
+``endings``: per run, PLC's clean-test accuracy minus cleanlab's in points,
+grouped by ``termination_condition_``, two classes or more, and the model's
+family (``trees``: forests, bagged trees, extra trees and boosting, which
+memorise; ``smooth``: logistic regression, naive Bayes, k-NN). A group that
+trails on dev *and* on the unseen check is where a rule could gain; one that
+trails on one set only is the sets' own spread (the unseen check's MLP runs
+aside, which end otherwise). Logs read:
+
+- dev: ``weak_removal_dev.json`` with ``noise_mixture_confirm_dev.json``, and
+  the random-label rule's refits (``random_corrected_dev.json``,
+  ``random_corrected_dev_undone.json``, ``random-all`` where the memorisation
+  rate reaches the rule's bar);
+- unseen: ``unseen_random_corrected.json`` (the last full run);
+- tables: ``tables_random_corrected.json`` (the scikit-learn datasets).
+
+``knn``: 5-NN's refused runs (too weak to judge, or not memorising), where the
+library keeps the labels, against a final fit without confident learning's
+flags on the first round's held-out probabilities (``cl``), on dev
+(``weak_removal_dev.json``: the weak 20-class set) and both checks
+(``prove_removal_{unseen,fresh}.json``). k-NN is the model whose refused runs
+cleanlab leads on dev and on the unseen check.
+
+``cost``: one corrected run of each of the tables' scikit-learn datasets on
+the dev split (split 1, seed 100), timed by part: the estimator's ``fit`` and
+``predict_proba`` calls, the final fit, the end of the run (the contested
+ending's new folds are fits inside it), clones and the correction passes, as
+multiples of one plain fit of the same estimator on the same labels (the
+median of three).
+
+Usage (from the repository root, ``PYTHONPATH=.``)::
+
+    python benchmarks/studies/gap_map.py endings
+    python benchmarks/studies/gap_map.py knn
+    python benchmarks/studies/gap_map.py cost
+"""
+
+import functools
+import json
+import sys
+import time
+import warnings
+from collections import defaultdict
+
+import numpy as np
+
+from benchmarks.studies import weak_removal
+from benchmarks.studies.common import RUN_KEY, STUDIES_DIR
+
+TREE_MODELS = ("random-forest", "bagged-trees", "extra-trees", "gradient-boosting")
+# the tables' datasets whose one model (``"base"``) is a random forest
+TREE_DATASETS = ("wine-rf", "synthetic-5-rf")
+BINARY_DATASETS = ("binary-dev", "binary-gb-dev", "breast_cancer")
+DEV_LOGS = (
+    "weak_removal_dev.json",
+    "noise_mixture_confirm_dev.json",
+    "random_corrected_dev.json",
+    "random_corrected_dev_undone.json",
+)
+
+
+def family(dataset, model):
+    """``"trees"`` for a model that memorises, ``"smooth"`` otherwise."""
+    tree = model in TREE_MODELS or (model == "base" and dataset in TREE_DATASETS)
+    return "trees" if tree else "smooth"
+
+
+def _group(dataset, model, termination):
+    classes = "2 classes" if dataset in BINARY_DATASETS else "3+ classes"
+    return termination, classes, family(dataset, model)
+
+
+def dev_runs():
+    """The dev runs as the library ends them: ``(group, PLC − cleanlab)``."""
+    from sklearn_plc._ending import RANDOM_LABELS_MIN_MEMORISATION
+
+    by_key = {}
+    for name in DEV_LOGS:
+        for row in weak_removal.logged_rows(STUDIES_DIR + name):
+            by_key[tuple(row[key] for key in RUN_KEY)] = row
+    for row in by_key.values():
+        accuracy = row["lib"]["acc"]
+        rate = row.get("rate") or 0.0
+        if "random-all" in row and rate >= RANDOM_LABELS_MIN_MEMORISATION:
+            accuracy = row["random-all"]["acc"]
+        group = _group(row["dataset"], row["model"], row["lib"]["termination"])
+        yield group, 100 * (accuracy - row["cleanlab"])
+
+
+def unseen_runs():
+    """The unseen check's full run, its MLP aside: ``(group, PLC − cleanlab)``."""
+    with open(STUDIES_DIR + "unseen_random_corrected.json") as file:
+        runs = json.load(file)["runs"]
+    for run in runs:
+        if run["model"] == "mlp":
+            continue
+        group = _group(run["dataset"], run["model"], run["termination"])
+        yield group, 100 * (run["plc"] - run["cleanlab"])
+
+
+def tables_runs():
+    """The tables' scikit-learn runs: ``(group, PLC − cleanlab)``."""
+    with open(STUDIES_DIR + "tables_random_corrected.json") as file:
+        runs = json.load(file)["runs"]
+    for run in runs:
+        if run["kind"] != "cell" or "PLC" not in run or "termination" not in run["PLC"]:
+            continue
+        if run["PLC"]["termination"] == "max_epochs":  # the nets
+            continue
+        group = _group(run["dataset"], "base", run["PLC"]["termination"])
+        yield group, 100 * (run["PLC"]["accuracy"] - run["cleanlab"]["accuracy"])
+
+
+def endings():
+    """Print PLC − cleanlab a run by ending, classes and family, on each set."""
+    sets = {"dev": dev_runs(), "unseen": unseen_runs(), "tables": tables_runs()}
+    table = defaultdict(dict)
+    for name, runs in sets.items():
+        groups = defaultdict(list)
+        for group, difference in runs:
+            groups[group].append(difference)
+        for group, differences in groups.items():
+            table[group][name] = differences
+    print("PLC − cleanlab a run, points (runs; mean; PLC behind in how many)")
+    print(f"{'ending, classes, family':52s}" + "".join(f"{s:>26s}" for s in sets))
+    for group in sorted(table):
+        cells = []
+        for name in sets:
+            values = table[group].get(name)
+            if values is None:
+                cells.append(f"{'–':>26s}")
+                continue
+            behind = sum(v < 0 for v in values)
+            mean = np.mean(values)
+            cells.append(f"{len(values):>5d} {mean:+7.2f} {behind:>4d} behind")
+        print(f"{', '.join(group):52s}" + "".join(f"{c:>26s}" for c in cells))
+
+
+def knn():
+    """5-NN's refused runs: the labels kept (the library) against ``cl``."""
+    sources = {
+        "dev": ("weak_removal_dev.json", "lib"),
+        "unseen": ("prove_removal_unseen.json", "default"),
+        "second check": ("prove_removal_fresh.json", "default"),
+    }
+    for name, (log, library) in sources.items():
+        with open(STUDIES_DIR + log) as file:
+            rows = [row for row in json.load(file) if row and row["model"] == "5-nn"]
+        rows = [row for row in rows if "cl" in row and "acc" in row["cl"]]
+        kept = np.array([row[library]["acc"] for row in rows])
+        removed = np.array([row["cl"]["acc"] for row in rows])
+        cleanlab = np.array([row["cleanlab"] for row in rows])
+        better, worse = (removed > kept).sum(), (removed < kept).sum()
+        print(
+            f"{name}: {len(rows)} refused 5-NN runs; cl − kept "
+            f"{100 * np.mean(removed - kept):+.2f} a run (better in {better}, "
+            f"worse in {worse}); cleanlab − kept {100 * np.mean(cleanlab - kept):+.2f}"
+        )
+
+
+def _timed(counts, seconds, key, method):
+    @functools.wraps(method)
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return method(*args, **kwargs)
+        finally:
+            seconds[key] += time.perf_counter() - start
+            counts[key] += 1
+
+    return timed
+
+
+def cost():
+    """Time one PLC run per scikit-learn dataset of the tables by part."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.pipeline import Pipeline
+
+    import sklearn_plc._corrector as corrector_module
+    import sklearn_plc._out_of_fold as out_of_fold
+    import sklearn_plc._refit_run as refit_run
+    from benchmarks import tables
+    from benchmarks.studies.common import noisy_cell
+    from sklearn_plc import PLCClassifier
+
+    warnings.simplefilter("ignore")
+    counts, seconds = defaultdict(int), defaultdict(float)
+    parts = {
+        (Pipeline, "fit"): "estimator fit",
+        (RandomForestClassifier, "fit"): "estimator fit",
+        (Pipeline, "predict_proba"): "estimator predict_proba",
+        (RandomForestClassifier, "predict_proba"): "estimator predict_proba",
+        (out_of_fold, "clone"): "clone",
+        (refit_run, "fit_final_model"): "final fit (within estimator fit)",
+        (refit_run, "end_run"): "end of run (contested: new folds)",
+        (corrector_module.LabelCorrector, "run_round"): "correction passes",
+    }
+    originals = {target: getattr(*target) for target in parts}
+    cases = (
+        ("wine", "II-35"),
+        ("wine", "I+U30"),
+        ("wine-rf", "I-35"),
+        ("wine-rf", "II-35"),
+        ("synthetic-5-rf", "I+U30"),
+    )
+    for dataset, noise in cases:
+        X_train, _, _, _, y_noisy, make_model = noisy_cell(dataset, "base", noise, 100)
+        plain = []
+        for _ in range(3):
+            tables._seed_everything(tables.DATASETS[dataset], 100, 1)
+            start = time.perf_counter()
+            make_model().fit(X_train, y_noisy)
+            plain.append(time.perf_counter() - start)
+        counts.clear()
+        seconds.clear()
+        with _patches(parts, originals, counts, seconds):
+            start = time.perf_counter()
+            plc = PLCClassifier(make_model(), random_state=100).fit(X_train, y_noisy)
+            total = time.perf_counter() - start
+        unit = float(np.median(plain))
+        print(
+            f"\n{dataset} {noise} seed 100: {plc.termination_condition_}, "
+            f"{total / unit:.1f}x a plain fit ({1000 * unit:.0f} ms)"
+        )
+        for key in dict.fromkeys(parts.values()):
+            if counts[key]:
+                print(f"  {key:36s} {counts[key]:3d} calls {seconds[key] / unit:6.2f}x")
+        accounted = seconds["estimator fit"] + seconds["estimator predict_proba"]
+        print(f"  {'the rest':36s}           {(total - accounted) / unit:6.2f}x")
+
+
+class _patches:
+    """Wrap each ``(owner, name)`` of `parts` in a timer while inside."""
+
+    def __init__(self, parts, originals, counts, seconds):
+        self.parts, self.originals = parts, originals
+        self.counts, self.seconds = counts, seconds
+
+    def __enter__(self):
+        for (owner, name), key in self.parts.items():
+            method = self.originals[(owner, name)]
+            setattr(owner, name, _timed(self.counts, self.seconds, key, method))
+
+    def __exit__(self, *exc_info):
+        for (owner, name), method in self.originals.items():
+            setattr(owner, name, method)
+
+
+if __name__ == "__main__":
+    commands = {"endings": endings, "knn": knn, "cost": cost}
+    if len(sys.argv) != 2 or sys.argv[1] not in commands:
+        raise SystemExit(__doc__)
+    commands[sys.argv[1]]()
