@@ -28,10 +28,11 @@ flags on the first round's held-out probabilities (``cl``), on dev
 (``prove_removal_{unseen,fresh}.json``). k-NN is the model whose refused runs
 cleanlab leads on dev and on the unseen check.
 
-``cost``: one corrected run of each of the tables' scikit-learn datasets on
-the dev split (split 1, seed 100), timed by part: the estimator's ``fit`` and
-``predict_proba`` calls, the final fit, the end of the run (the contested
-ending's new folds are fits inside it), clones and the correction passes, as
+``cost``: five runs of the tables' forests and wine's logistic regression on
+the dev split (split 1, seed 100; four end corrected), timed by part: the
+estimator's ``fit`` and ``predict_proba`` calls, the final fit, the end of the
+run (the contested ending's new folds are fits inside it), clones and the
+correction passes, as
 multiples of one plain fit of the same estimator on the same labels (the
 median of three).
 
