@@ -32,9 +32,8 @@ cleanlab leads on dev and on the unseen check.
 the dev split (split 1, seed 100; four end corrected), timed by part: the
 estimator's ``fit`` and ``predict_proba`` calls, the final fit, the end of the
 run (the contested ending's new folds are fits inside it), clones and the
-correction passes, as
-multiples of one plain fit of the same estimator on the same labels (the
-median of three).
+correction passes, as multiples of one plain fit of the same estimator on the
+same labels (the median of three).
 
 Usage (from the repository root, ``PYTHONPATH=.``)::
 
