@@ -33,7 +33,8 @@ the dev split (split 1, seed 100; four end corrected), timed by part: the
 estimator's ``fit`` and ``predict_proba`` calls, the final fit, the end of the
 run (the contested ending's new folds are fits inside it), clones and the
 correction passes, as multiples of one plain fit of the same estimator on the
-same labels (the median of three).
+same labels (the median of five, after one to warm up); the run's total is the
+median of five fits after one to warm up, its parts their mean.
 
 Usage (from the repository root, ``PYTHONPATH=.``)::
 
@@ -58,6 +59,8 @@ TREE_MODELS = ("random-forest", "bagged-trees", "extra-trees", "gradient-boostin
 # the tables' datasets whose one model (``"base"``) is a random forest
 TREE_DATASETS = ("wine-rf", "synthetic-5-rf")
 BINARY_DATASETS = ("binary-dev", "binary-gb-dev", "breast_cancer")
+# timed PLC fits a run in ``cost``, after one to warm up
+REPEATS = 5
 DEV_LOGS = (
     "weak_removal_dev.json",
     "noise_mixture_confirm_dev.json",
@@ -212,28 +215,36 @@ def cost():
     )
     for dataset, noise in cases:
         X_train, _, _, _, y_noisy, make_model = noisy_cell(dataset, "base", noise, 100)
+        make_model().fit(X_train, y_noisy)  # warm up (imports, caches)
         plain = []
-        for _ in range(3):
+        for _ in range(5):
             tables._seed_everything(tables.DATASETS[dataset], 100, 1)
             start = time.perf_counter()
             make_model().fit(X_train, y_noisy)
             plain.append(time.perf_counter() - start)
+        PLCClassifier(make_model(), random_state=100).fit(X_train, y_noisy)  # warm
         counts.clear()
         seconds.clear()
+        totals = []
         with _patches(parts, originals, counts, seconds):
-            start = time.perf_counter()
-            plc = PLCClassifier(make_model(), random_state=100).fit(X_train, y_noisy)
-            total = time.perf_counter() - start
+            for _ in range(REPEATS):
+                start = time.perf_counter()
+                plc = PLCClassifier(make_model(), random_state=100)
+                plc.fit(X_train, y_noisy)
+                totals.append(time.perf_counter() - start)
         unit = float(np.median(plain))
+        total = float(np.sum(totals))
         print(
             f"\n{dataset} {noise} seed 100: {plc.termination_condition_}, "
-            f"{total / unit:.1f}x a plain fit ({1000 * unit:.0f} ms)"
+            f"{np.median(totals) / unit:.1f}x a plain fit ({1000 * unit:.0f} ms)"
         )
         for key in dict.fromkeys(parts.values()):
             if counts[key]:
-                print(f"  {key:36s} {counts[key]:3d} calls {seconds[key] / unit:6.2f}x")
+                calls, share = counts[key] // REPEATS, seconds[key] / REPEATS / unit
+                print(f"  {key:36s} {calls:3d} calls {share:6.2f}x")
         accounted = seconds["estimator fit"] + seconds["estimator predict_proba"]
-        print(f"  {'the rest':36s}           {(total - accounted) / unit:6.2f}x")
+        rest = (total - accounted) / REPEATS / unit
+        print(f"  {'the rest':36s}           {rest:6.2f}x")
 
 
 class _patches:
