@@ -11,8 +11,8 @@ held-out judge's end verdict decides what the final fit trains on:
   (:func:`judge_weighed`);
 - **contested** (``"corrections_contested"``): they trained worse models, but
   not clearly; the labels go back to those given, and the samples that
-  confident learning disputes on new held-out models are left out
-  (:func:`contested_set_aside`);
+  confident learning disputes on new held-out models (averaged with the first
+  round's) are left out (:func:`contested_set_aside`);
 - a model that does not memorise (``"not_memorising"``) keeps the labels, and
   its sure disputes are left out where fold models refitted without them agree
   clearly better with the judged labels (:func:`judged_set_aside`);
@@ -89,6 +89,12 @@ RANDOM_LABELS_ENDINGS = ("too_weak_to_judge", "undone", "converged", "max_iter")
 # How many new folds: None, as many as ``cv`` (five, as cleanlab, did no better
 # on the studies' sets and cost two more fits)
 CONTESTED_FOLDS = None
+# Average the new folds' probabilities with the first round's (fold models on
+# the labels as given too, on another partition) before confident learning
+# reads them: two independent held-out estimates at no fit more. The first
+# round's alone chose the corrections that were contested, and its disputes
+# alone did worse than the new folds'. False: the new folds' only.
+CONTEST_WITH_FIRST_ROUND = True
 
 
 def end_run(
@@ -241,8 +247,9 @@ def contested_set_aside(run, estimator, X, encoded, fit_params, rng):
 
     Held-out probabilities of every sample on the labels as given: out of
     fold from new folds of ``cv`` (a new shuffle; a splitter as given), or
-    out of bag from one new ensemble fitted on every sample. None where
-    they cannot be fitted (a fold too small for the estimator).
+    out of bag from one new ensemble fitted on every sample, averaged with
+    the first round's where it was kept (``CONTEST_WITH_FIRST_ROUND``). None
+    where they cannot be fitted (a fold too small for the estimator).
     """
     plc = run.plc
     cv = plc.cv
@@ -271,6 +278,8 @@ def contested_set_aside(run, estimator, X, encoded, fit_params, rng):
             )
     except ValueError:
         return None
+    if CONTEST_WITH_FIRST_ROUND and run.first_proba is not None:
+        proba = (proba + run.first_proba) / 2
     return keep_every_class(confident_label_issues(proba, encoded), encoded)
 
 

@@ -1,0 +1,251 @@
+"""Contested corrections: confident learning on the first round's folds too?
+
+Question (issue "Ahead of cleanlab"; ``gap_map.py endings``): where the held-out
+judge contests a run's corrections (``"corrections_contested"``), the labels go
+back to those given and the final fit leaves out what confident learning
+disputes on out-of-fold probabilities from ``cv`` new folds of every sample.
+Those runs trail cleanlab on dev, the unseen check and the tables alike, and
+their new folds are three fits that a converged run does not make (the tables'
+contested wine runs cost 19× a plain fit against 14× converged). The first
+round already fitted folds on the labels as given, so its held-out
+probabilities are a second, independent estimate at no cost. Earlier, removal
+on the first round's probabilities alone did no better than cleanlab on these
+runs (``residual.py``: the runs were chosen by those probabilities); it was not
+compared with the new folds, nor averaged with them.
+
+Each run that the library ends contested (in the base logs) is rerun with the
+library, recording the new folds' probabilities, the first round's, and the
+seeded estimator that the final fit clones. The final model is then fitted
+again, as the library fits it (the labels as given, every class kept), without:
+
+- ``cl-new``: confident learning's flags on the new folds (the library; the
+  refit must reproduce its accuracy);
+- ``cl-first``: its flags on the first round's probabilities (the new folds
+  would not be needed: three fits fewer);
+- ``cl-avg``: its flags on the mean of the two (no fit saved; two partitions).
+
+Logs read for the jobs: ``weak_removal_dev.json`` (dev),
+``unseen_random_corrected.json`` (the unseen check's last full run) and
+``contested_corrections_fresh.json`` (the second check's contested runs).
+
+Usage (from the repository root, ``PYTHONPATH=.``)::
+
+    python benchmarks/studies/contested_first.py run OUT.json dev|unseen|fresh
+    python benchmarks/studies/contested_first.py summary LOG.json...
+    python benchmarks/studies/contested_first.py cells dev|unseen LOG.json
+"""
+
+import json
+import sys
+from collections import defaultdict
+
+import numpy as np
+
+sys.path.insert(0, ".")
+from benchmarks.studies import weak_removal
+from benchmarks.studies.common import (
+    RUN_KEY,
+    STUDIES_DIR,
+    patched,
+    recorded_library_run,
+    run_and_dump,
+    study_jobs,
+)
+
+VARIANTS = ("cl-new", "cl-first", "cl-avg")
+CONTESTED = "corrections_contested"
+BASE_LOGS = {
+    "dev": STUDIES_DIR + "weak_removal_dev.json",
+    "unseen": STUDIES_DIR + "unseen_random_corrected.json",
+    "fresh": STUDIES_DIR + "contested_corrections_fresh.json",
+}
+
+
+def _contested_keys(what):
+    """The runs (``RUN_KEY`` tuples) that the base log ends contested."""
+    with open(BASE_LOGS[what]) as file:
+        logged = json.load(file)
+    if isinstance(logged, dict):  # a full run of ``benchmarks unseen``
+        return {
+            tuple(run[key] for key in RUN_KEY)
+            for run in logged["runs"]
+            if run["termination"] == CONTESTED
+        }
+    keys = set()
+    for row in filter(None, logged):
+        library = row.get("lib") or row.get("cl3")
+        if library and library["termination"] == CONTESTED:
+            keys.add(tuple(row[key] for key in RUN_KEY))
+    return keys
+
+
+def jobs(what):
+    """The study set's jobs whose run the base log ends contested."""
+    chosen = _contested_keys(what)
+    if what == "dev":
+        found = weak_removal.jobs("dev")
+    else:
+        found = study_jobs(what, weak_removal.SEEDS)
+    return [job for job in found if job[:4] in chosen]
+
+
+def run_job(dataset, model, noise, seed, check):
+    from sklearn.base import clone
+
+    import sklearn_plc._ending as ending
+    from sklearn_plc._final_fit import keep_every_class
+    from sklearn_plc.correction import confident_label_issues
+
+    caught = {}
+
+    def catching_issues(proba, labels):
+        caught["new_proba"] = np.array(proba, dtype=float)
+        return confident_label_issues(proba, labels)
+
+    def catching_set_aside(run, estimator, *args, **kwargs):
+        caught["estimator"] = estimator
+        return contested_set_aside(run, estimator, *args, **kwargs)
+
+    contested_set_aside = ending.contested_set_aside
+    with (
+        patched(ending, confident_label_issues=catching_issues),
+        patched(ending, contested_set_aside=catching_set_aside),
+    ):
+        recorded = recorded_library_run(dataset, model, noise, seed, check)
+    if recorded is None:
+        return None
+    (X_train, y_train, _, _), row, score, seen = recorded
+    if row["lib"]["termination"] != CONTESTED or "new_proba" not in caught:
+        return row
+    run, given = seen["run"], seen["corrector"].initial_labels
+    first = np.asarray(seen["first_proba"], dtype=float)
+    new = caught["new_proba"]
+    sets = {
+        "cl-new": seen["ended"][2],
+        "cl-first": confident_label_issues(first, given),
+        "cl-avg": confident_label_issues((first + new) / 2, given),
+    }
+    wrong = run.classes[given] != y_train
+    for variant, left_out in sets.items():
+        left_out = keep_every_class(left_out, given)
+        kept = ~left_out
+        model_ = clone(caught["estimator"])
+        model_.fit(X_train[kept], run.classes[given[kept]])
+        row[variant] = {
+            "acc": score(model_),
+            "n": int(left_out.sum()),
+            "wrong": int((left_out & wrong).sum()),
+        }
+    row["n_first_and_new"] = int((sets["cl-new"] & sets["cl-first"]).sum())
+    return row
+
+
+def _load(path):
+    with open(path) as file:
+        return json.load(file)
+
+
+def _accuracy(row, variant):
+    return row[variant]["acc"] if variant in VARIANTS else row[variant]
+
+
+def summary(*paths):
+    """Per set, each variant's mean gain a run and cells ahead of cleanlab."""
+    rows = [row for path in paths for row in _load(path) if row and "cl-new" in row]
+    print(f"{len(rows)} contested runs")
+    reproduced = sum(abs(r["cl-new"]["acc"] - r["lib"]["acc"]) < 1e-9 for r in rows)
+    print(f"cl-new reproduces the library's accuracy in {reproduced} of {len(rows)}")
+    for variant in (*VARIANTS, "cleanlab"):
+        gains = [100 * (_accuracy(r, variant) - r["std"]) for r in rows]
+        line = f"  {variant:9s} {np.mean(gains):+.2f} a run over Standard"
+        if variant in VARIANTS:
+            n = sum(r[variant]["n"] for r in rows)
+            wrong = sum(r[variant]["wrong"] for r in rows)
+            versus = [100 * (r[variant]["acc"] - r["cl-new"]["acc"]) for r in rows]
+            better = sum(v > 0 for v in versus)
+            worse = sum(v < 0 for v in versus)
+            line += (
+                f"; vs cl-new {np.mean(versus):+.2f} ({better} better, {worse} "
+                f"worse); left out {n / len(rows):.0f} a run at precision "
+                f"{wrong / max(n, 1):.2f}"
+            )
+        print(line)
+    by_family = defaultdict(list)
+    for r in rows:
+        by_family[r["model"] if r["model"] != "base" else r["dataset"]].append(r)
+    print("\nby model (a run, over cl-new):")
+    for name, runs in sorted(by_family.items()):
+        over = {
+            v: 100 * np.mean([_accuracy(r, v) - r["cl-new"]["acc"] for r in runs])
+            for v in (*VARIANTS[1:], "cleanlab")
+        }
+        print(
+            f"  {name}: {len(runs)} runs, "
+            + ", ".join(f"{v} {gain:+.2f}" for v, gain in over.items())
+        )
+
+
+def _base_accuracies(what):
+    """Every run of the set as the library ends it: ``{key: (std, plc, cleanlab)}``.
+
+    dev: the dev logs as ``gap_map.py`` composes them; unseen: the last full
+    run, its MLP included (the check's 96 cells).
+    """
+    from benchmarks.studies import gap_map
+    from sklearn_plc._ending import RANDOM_LABELS_MIN_MEMORISATION
+
+    found = {}
+    if what == "unseen":
+        with open(BASE_LOGS["unseen"]) as file:
+            for run in json.load(file)["runs"]:
+                key = tuple(run[k] for k in RUN_KEY)
+                found[key] = (run["standard"], run["plc"], run["cleanlab"])
+        return found
+    for name in gap_map.DEV_LOGS:
+        for row in weak_removal.logged_rows(STUDIES_DIR + name):
+            accuracy = row["lib"]["acc"]
+            rate = row.get("rate") or 0.0
+            if "random-all" in row and rate >= RANDOM_LABELS_MIN_MEMORISATION:
+                accuracy = row["random-all"]["acc"]
+            key = tuple(row[k] for k in RUN_KEY)
+            found[key] = (row["std"], accuracy, row["cleanlab"])
+    return found
+
+
+def cells(what, path):
+    """Cell figures of the set with each variant in its contested runs.
+
+    Mean gain over Standard a cell, cells within 0.5 of Standard, cells ahead
+    of cleanlab (``dev`` or ``unseen``).
+    """
+    base = _base_accuracies(what)
+    rows = {tuple(r[k] for k in RUN_KEY): r for r in _load(path) if r}
+    for variant in VARIANTS:
+        by_cell = defaultdict(list)
+        for key, (std, plc, cleanlab) in base.items():
+            row = rows.get(key)
+            if row is not None and variant in row:
+                plc = row[variant]["acc"]
+            by_cell[key[:3]].append((std, plc, cleanlab))
+        gains, ahead = [], 0
+        for runs in by_cell.values():
+            std, plc, cleanlab = np.mean(runs, axis=0)
+            gains.append(100 * (plc - std))
+            ahead += plc >= cleanlab
+        gains = np.array(gains)
+        print(
+            f"  {variant}: {len(gains)} cells, mean {gains.mean():+.2f}, within 0.5 "
+            f"{(gains >= -0.5).sum()}, >= cleanlab {ahead}"
+        )
+
+
+if __name__ == "__main__":
+    command, *args = sys.argv[1:]
+    if command == "run":
+        run_and_dump(run_job, jobs(args[1]), args[0])
+    elif command == "summary":
+        summary(*args)
+    elif command == "cells":
+        cells(*args)
+    else:
+        raise SystemExit(__doc__)
