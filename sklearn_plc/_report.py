@@ -137,8 +137,9 @@ def outcome_line(plc, n_changed):
             f"PLC set its corrections aside after {rounds} and kept the labels as "
             f"given, leaving out of the final fit the "
             f"{int(plc.set_aside_.sum())} that confident learning disputes on "
-            f"new held-out models: models trained on the corrected labels did a "
-            f"little worse on the held-out samples, not clearly: "
+            f"new held-out models and the first round's: models trained on the "
+            f"corrected labels did a little worse on the held-out samples, not "
+            f"clearly: "
             f"{_judged(selection)}."
         )
     changed = f"{n_changed} of {n_samples} labels changed"

@@ -304,8 +304,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         corrections as a whole are contested, and ``"auto"`` keeps the labels
         as given and leaves out of the final fit the samples that confident
         learning (:func:`~sklearn_plc.correction.confident_label_issues`)
-        disputes on new held-out models of every sample
-        (``termination_condition_ == "corrections_contested"``): a wrong flip
+        disputes on new held-out models of every sample, averaged with the
+        first round's (``termination_condition_ ==
+        "corrections_contested"``): a wrong flip
         trains a wrong label, a sample left out costs one sample. This takes
         ``cv`` more fold fits (one more ensemble fit with ``"oob"``). Where
         the model memorises nearly every label it disputes (memorisation rate

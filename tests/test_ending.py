@@ -377,6 +377,40 @@ def test_corrections_judged_at_a_small_loss_give_way_to_leaving_out_the_disputed
     assert wrong[plc.set_aside_].mean() > 2 * wrong[~plc.set_aside_].mean()
 
 
+def test_contested_disputes_read_the_new_folds_with_the_first_rounds(
+    noisy_blobs, monkeypatch
+):
+    import sklearn_plc._ending as ending
+    from sklearn_plc._corrector import LabelCorrector
+
+    judged_at_a_small_loss(monkeypatch)
+    seen = {}
+    add_proba, new_folds = LabelCorrector.add_proba, ending.out_of_fold_proba
+    issues = ending.confident_label_issues
+
+    def first_round(corrector, *args, **kwargs):
+        added = add_proba(corrector, *args, **kwargs)
+        seen.setdefault("first", corrector.recorded[-1].astype(float))
+        return added
+
+    def new_proba(*args, **kwargs):
+        seen["new"], fitted = new_folds(*args, **kwargs)
+        return seen["new"], fitted
+
+    def read(proba, labels):
+        seen["read"] = proba
+        return issues(proba, labels)
+
+    monkeypatch.setattr(LabelCorrector, "add_proba", first_round)
+    monkeypatch.setattr(ending, "out_of_fold_proba", new_proba)
+    monkeypatch.setattr(ending, "confident_label_issues", read)
+    plc = PLCClassifier(DecisionTreeClassifier(random_state=0), random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.termination_condition_ == "corrections_contested"
+    assert not np.allclose(seen["new"], seen["first"])
+    np.testing.assert_allclose(seen["read"], (seen["new"] + seen["first"]) / 2)
+
+
 def test_out_of_bag_corrections_judged_at_a_small_loss_fit_one_new_ensemble(
     noisy_blobs, monkeypatch
 ):

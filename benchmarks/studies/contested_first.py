@@ -33,6 +33,7 @@ Usage (from the repository root, ``PYTHONPATH=.``)::
     python benchmarks/studies/contested_first.py run OUT.json dev|unseen|fresh
     python benchmarks/studies/contested_first.py summary LOG.json...
     python benchmarks/studies/contested_first.py cells dev|unseen LOG.json
+    python benchmarks/studies/contested_first.py tables TABLES_LOG.json [BASE]
 """
 
 import json
@@ -239,6 +240,69 @@ def cells(what, path):
         )
 
 
+def tables(path, base=STUDIES_DIR + "tables_random_corrected.json"):
+    """A tables run of the scikit-learn datasets, with the nets of `base`.
+
+    Prints the issue's targets on the merged runs, cells ahead of cleanlab by
+    dataset, the corrected scikit-learn runs' median cost against cleanlab's
+    and every run's median (nets included), and the runs whose accuracy or
+    ending differ from `base`.
+    """
+    from benchmarks import tables as tables_module
+    from benchmarks.unseen import KEPT
+
+    new = [r for r in _load(path)["runs"] if r["kind"] == "cell"]
+    datasets = {r["dataset"] for r in new}
+    old = [r for r in _load(base)["runs"] if r["kind"] == "cell"]
+    merged = new + [r for r in old if r["dataset"] not in datasets]
+    summary = tables_module.summarise(merged)
+    figures = tables_module.target_figures(summary)
+    ahead, cells_of = defaultdict(int), defaultdict(int)
+    for (dataset, noise), entry in summary.items():
+        stress = tables_module.NOISE_CELLS[noise].table == tables_module.STRESS_TABLE
+        if "cleanlab" in entry and "PLC" in entry and not stress:
+            cells_of[dataset] += 1
+            ahead[dataset] += np.mean(entry["PLC"]) >= np.mean(entry["cleanlab"])
+    ran = [r for r in merged if "PLC" in r]
+    corrected = [
+        r
+        for r in ran
+        if "cleanlab" in r
+        and r["dataset"] not in ("digits", "mnist1d")
+        and r["PLC"]["termination"] not in KEPT
+    ]
+
+    def ratio(runs, method):
+        return np.median([r[method]["fit_s"] / r["Standard"]["fit_s"] for r in runs])
+
+    plc, clean = ratio(corrected, "PLC"), ratio(corrected, "cleanlab")
+    print(
+        f"PMD mean {100 * figures['pmd_mean_gain']:+.2f}; >= cleanlab "
+        f"{figures['plc_ge_cleanlab']} of {figures['cleanlab_cells']}; "
+        f"majority-right within 0.5 {figures['majority_right_within_half_point']} "
+        f"of {figures['majority_right_cells']}; corrected cost {plc:.1f}x against "
+        f"cleanlab's {clean:.1f}x ({plc / clean:.2f}, {len(corrected)} runs); "
+        f"every run's median {ratio(ran, 'PLC'):.1f}x"
+    )
+    print("ahead by dataset:", {d: f"{ahead[d]}/{cells_of[d]}" for d in cells_of})
+    before = {(r["dataset"], r["noise"], r["seed"]): r for r in old if "PLC" in r}
+    for run in new:
+        earlier = before.get((run["dataset"], run["noise"], run["seed"]))
+        if earlier is None or "PLC" not in run:
+            continue
+        now, then = run["PLC"], earlier["PLC"]
+        if (now["accuracy"], now["termination"]) != (
+            then["accuracy"],
+            then["termination"],
+        ):
+            print(
+                f"  {run['dataset']} {run['noise']} seed {run['seed']}: "
+                f"{then['termination']} {100 * then['accuracy']:.1f} -> "
+                f"{now['termination']} {100 * now['accuracy']:.1f} "
+                f"(cleanlab {100 * run['cleanlab']['accuracy']:.1f})"
+            )
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     if command == "run":
@@ -247,5 +311,7 @@ if __name__ == "__main__":
         summary(*args)
     elif command == "cells":
         cells(*args)
+    elif command == "tables":
+        tables(*args)
     else:
         raise SystemExit(__doc__)
