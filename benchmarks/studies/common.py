@@ -528,15 +528,31 @@ def study_run(run_job, seeds, variants=None):
     return run
 
 
-def run_or_summarise(usage, run, summary):
-    """The command line of a study: ``run OUT SET VARIANT...`` or ``summary LOG...``."""
+def run_or_summarise(usage, run, summary, **more):
+    """The command line of a study: ``run OUT SET VARIANT...`` or ``summary LOG...``.
+
+    `more`: the study's other commands, each called with the words after it.
+    """
+    if len(sys.argv) < 2:
+        raise SystemExit(usage)
     command, *args = sys.argv[1:]
     if command == "run":
         run(args[0], args[1], args[2:])
     elif command == "summary":
         summary(*args)
+    elif command in more:
+        more[command](*args)
     else:
         raise SystemExit(usage)
+
+
+def jobs_run(run_job, jobs):
+    """A :func:`run_or_summarise` ``run``: `run_job` on ``jobs(SET)``, dumped to OUT."""
+
+    def run(out, what, _variants=()):
+        run_and_dump(run_job, jobs(what), out)
+
+    return run
 
 
 def run_or_summarise_log(usage, run, summary):

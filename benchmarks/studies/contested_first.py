@@ -47,9 +47,10 @@ from benchmarks.studies import weak_removal
 from benchmarks.studies.common import (
     RUN_KEY,
     STUDIES_DIR,
+    jobs_run,
     patched,
     recorded_library_run,
-    run_and_dump,
+    run_or_summarise,
     study_jobs,
 )
 
@@ -304,14 +305,6 @@ def tables(path, base=STUDIES_DIR + "tables_random_corrected.json"):
 
 
 if __name__ == "__main__":
-    command, *args = sys.argv[1:]
-    if command == "run":
-        run_and_dump(run_job, jobs(args[1]), args[0])
-    elif command == "summary":
-        summary(*args)
-    elif command == "cells":
-        cells(*args)
-    elif command == "tables":
-        tables(*args)
-    else:
-        raise SystemExit(__doc__)
+    run_or_summarise(
+        __doc__, jobs_run(run_job, jobs), summary, cells=cells, tables=tables
+    )

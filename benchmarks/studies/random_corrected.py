@@ -65,6 +65,7 @@ from benchmarks.studies.common import (
     STUDIES_DIR,
     recorded_library_run,
     run_and_dump,
+    run_or_summarise,
 )
 
 VARIANTS = ("random-all", "random-flipped", "random-unflipped")
@@ -184,11 +185,10 @@ def summary(*paths):
         )
 
 
+def run(out, what, endings=()):
+    """Run the jobs of `what` whose base log ends in `endings` (the changed ones)."""
+    run_and_dump(run_job, jobs(what, tuple(endings) or CHANGED), out)
+
+
 if __name__ == "__main__":
-    command, *args = sys.argv[1:]
-    if command == "run":
-        run_and_dump(run_job, jobs(args[1], args[2:] or CHANGED), args[0])
-    elif command == "summary":
-        summary(*args)
-    else:
-        raise SystemExit(__doc__)
+    run_or_summarise(__doc__, run, summary)

@@ -39,8 +39,9 @@ from benchmarks.studies import weak_removal
 from benchmarks.studies.common import (
     RUN_KEY,
     STUDIES_DIR,
+    jobs_run,
     recorded_library_run,
-    run_and_dump,
+    run_or_summarise,
     study_jobs,
 )
 
@@ -148,10 +149,4 @@ def summary(base_path, *paths):
 
 
 if __name__ == "__main__":
-    command, *args = sys.argv[1:]
-    if command == "run":
-        run_and_dump(run_job, jobs(args[1]), args[0])
-    elif command == "summary":
-        summary(*args)
-    else:
-        raise SystemExit(__doc__)
+    run_or_summarise(__doc__, jobs_run(run_job, jobs), summary)
