@@ -305,10 +305,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         as given and leaves out of the final fit the samples that confident
         learning (:func:`~sklearn_plc.correction.confident_label_issues`)
         disputes on new held-out models of every sample, averaged with the
-        first round's (``termination_condition_ ==
-        "corrections_contested"``): a wrong flip
-        trains a wrong label, a sample left out costs one sample. This takes
-        ``cv`` more fold fits (one more ensemble fit with ``"oob"``). Where
+        first round's (``termination_condition_ == "corrections_contested"``):
+        a wrong flip trains a wrong label, a sample left out costs one sample.
+        This takes ``cv`` more fold fits (one more ensemble fit with
+        ``"oob"``). Where
         the model memorises nearly every label it disputes (memorisation rate
         0.8 or more: tree ensembles, boosting) and the final fit trains on
         every sample (the corrections kept, undone, or a model too weak to
