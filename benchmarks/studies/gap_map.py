@@ -21,6 +21,10 @@ aside, which end otherwise). Logs read:
 - unseen: ``unseen_random_corrected.json`` (the last full run);
 - tables: ``tables_random_corrected.json`` (the scikit-learn datasets).
 
+``outcomes``: the user guide's table ("PLC or cleanlab's removal?"): PLC's
+and cleanlab's mean gain a run by ``termination_condition_``, on dev, the
+unseen check and the second check, with the library of this version.
+
 ``knn``: 5-NN's refused runs (too weak to judge, or not memorising), where the
 library keeps the labels, against a final fit without confident learning's
 flags on the first round's held-out probabilities (``cl``), on dev
@@ -39,6 +43,7 @@ median of five fits after one to warm up, its parts their mean.
 Usage (from the repository root, ``PYTHONPATH=.``)::
 
     python benchmarks/studies/gap_map.py endings
+    python benchmarks/studies/gap_map.py outcomes
     python benchmarks/studies/gap_map.py knn
     python benchmarks/studies/gap_map.py cost
 """
@@ -144,6 +149,67 @@ def endings():
             mean = np.mean(values)
             cells.append(f"{len(values):>5d} {mean:+7.2f} {behind:>4d} behind")
         print(f"{', '.join(group):52s}" + "".join(f"{c:>26s}" for c in cells))
+
+
+OUTCOMES = (
+    "converged",
+    "corrections_contested",
+    "undone",
+    "not_memorising",
+    "too_weak_to_judge",
+)
+
+
+def outcomes():
+    """The user guide's table: PLC / cleanlab mean gain a run, by ending.
+
+    The library of this version on each set: dev as :func:`dev_runs`
+    composes it, with the contested runs as ``contested_first.py`` refitted
+    them (``cl-avg``, shipped); the checks' full runs
+    ``unseen_contested_first.json`` and ``fresh_contested_first.json`` (their
+    MLP runs apart, most of which end ``"max_epochs"``: the row ``MLP``).
+    """
+    from sklearn_plc._ending import RANDOM_LABELS_MIN_MEMORISATION
+
+    gains = defaultdict(lambda: defaultdict(list))
+    by_key = {}
+    for name in DEV_LOGS:
+        for row in weak_removal.logged_rows(STUDIES_DIR + name):
+            by_key[tuple(row[key] for key in RUN_KEY)] = row
+    with open(STUDIES_DIR + "contested_first_dev.json") as file:
+        contested = {tuple(r[k] for k in RUN_KEY): r for r in json.load(file) if r}
+    for key, row in by_key.items():
+        accuracy, ending = row["lib"]["acc"], row["lib"]["termination"]
+        rate = row.get("rate") or 0.0
+        if "random-all" in row and rate >= RANDOM_LABELS_MIN_MEMORISATION:
+            accuracy = row["random-all"]["acc"]
+        if "cl-avg" in contested.get(key, {}):
+            accuracy, ending = contested[key]["cl-avg"]["acc"], "corrections_contested"
+        gains[ending]["dev"].append(
+            (accuracy - row["std"], row["cleanlab"] - row["std"])
+        )
+    for name, log in (
+        ("unseen", "unseen_contested_first.json"),
+        ("second check", "fresh_contested_first.json"),
+    ):
+        with open(STUDIES_DIR + log) as file:
+            for run in json.load(file)["runs"]:
+                ending = "MLP" if run["model"] == "mlp" else run["termination"]
+                gains[ending][name].append(
+                    (run["plc"] - run["standard"], run["cleanlab"] - run["standard"])
+                )
+    sets = ("dev", "unseen", "second check")
+    print("runs: PLC / cleanlab, mean gain over Standard in points")
+    for ending in (*OUTCOMES, "MLP"):
+        cells = []
+        for name in sets:
+            pairs = np.array(gains[ending][name]) * 100
+            cells.append(
+                f"{len(pairs)}: {pairs[:, 0].mean():+.2f} / {pairs[:, 1].mean():+.2f}"
+                if len(pairs)
+                else "–"
+            )
+        print(f"{ending:22s} " + " | ".join(cells))
 
 
 def knn():
@@ -265,7 +331,7 @@ class _patches:
 
 
 if __name__ == "__main__":
-    commands = {"endings": endings, "knn": knn, "cost": cost}
+    commands = {"endings": endings, "outcomes": outcomes, "knn": knn, "cost": cost}
     if len(sys.argv) != 2 or sys.argv[1] not in commands:
         raise SystemExit(__doc__)
     commands[sys.argv[1]]()
