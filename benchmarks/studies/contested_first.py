@@ -194,24 +194,21 @@ def _base_accuracies(what):
     run, its MLP included (the check's 96 cells).
     """
     from benchmarks.studies import gap_map
-    from sklearn_plc._ending import RANDOM_LABELS_MIN_MEMORISATION
 
-    found = {}
     if what == "unseen":
         with open(BASE_LOGS["unseen"]) as file:
-            for run in json.load(file)["runs"]:
-                key = tuple(run[k] for k in RUN_KEY)
-                found[key] = (run["standard"], run["plc"], run["cleanlab"])
-        return found
-    for name in gap_map.DEV_LOGS:
-        for row in weak_removal.logged_rows(STUDIES_DIR + name):
-            accuracy = row["lib"]["acc"]
-            rate = row.get("rate") or 0.0
-            if "random-all" in row and rate >= RANDOM_LABELS_MIN_MEMORISATION:
-                accuracy = row["random-all"]["acc"]
-            key = tuple(row[k] for k in RUN_KEY)
-            found[key] = (row["std"], accuracy, row["cleanlab"])
-    return found
+            return {
+                tuple(run[k] for k in RUN_KEY): (
+                    run["standard"],
+                    run["plc"],
+                    run["cleanlab"],
+                )
+                for run in json.load(file)["runs"]
+            }
+    return {
+        key: (row["std"], accuracy, row["cleanlab"])
+        for key, (row, accuracy) in gap_map.dev_library_runs().items()
+    }
 
 
 def cells(what, path):

@@ -48,6 +48,7 @@ Usage (from the repository root, ``PYTHONPATH=.``)::
     python benchmarks/studies/gap_map.py cost
 """
 
+import contextlib
 import functools
 import json
 import sys
@@ -85,19 +86,32 @@ def _group(dataset, model, termination):
     return termination, classes, family(dataset, model)
 
 
-def dev_runs():
-    """The dev runs as the library ends them: ``(group, PLC − cleanlab)``."""
+def dev_library_runs():
+    """The dev runs as the library ends them: ``{run key: (row, accuracy)}``.
+
+    The dev logs, a later log's row replacing an earlier one's, with the
+    random-label rule's refit (``random-all``) where the memorisation rate
+    reaches its bar.
+    """
     from sklearn_plc._ending import RANDOM_LABELS_MIN_MEMORISATION
 
     by_key = {}
     for name in DEV_LOGS:
         for row in weak_removal.logged_rows(STUDIES_DIR + name):
             by_key[tuple(row[key] for key in RUN_KEY)] = row
-    for row in by_key.values():
+    found = {}
+    for key, row in by_key.items():
         accuracy = row["lib"]["acc"]
         rate = row.get("rate") or 0.0
         if "random-all" in row and rate >= RANDOM_LABELS_MIN_MEMORISATION:
             accuracy = row["random-all"]["acc"]
+        found[key] = row, accuracy
+    return found
+
+
+def dev_runs():
+    """The dev runs as the library ends them: ``(group, PLC − cleanlab)``."""
+    for row, accuracy in dev_library_runs().values():
         group = _group(row["dataset"], row["model"], row["lib"]["termination"])
         yield group, 100 * (accuracy - row["cleanlab"])
 
@@ -169,20 +183,11 @@ def outcomes():
     ``unseen_contested_first.json`` and ``fresh_contested_first.json`` (their
     MLP runs apart, most of which end ``"max_epochs"``: the row ``MLP``).
     """
-    from sklearn_plc._ending import RANDOM_LABELS_MIN_MEMORISATION
-
     gains = defaultdict(lambda: defaultdict(list))
-    by_key = {}
-    for name in DEV_LOGS:
-        for row in weak_removal.logged_rows(STUDIES_DIR + name):
-            by_key[tuple(row[key] for key in RUN_KEY)] = row
     with open(STUDIES_DIR + "contested_first_dev.json") as file:
         contested = {tuple(r[k] for k in RUN_KEY): r for r in json.load(file) if r}
-    for key, row in by_key.items():
-        accuracy, ending = row["lib"]["acc"], row["lib"]["termination"]
-        rate = row.get("rate") or 0.0
-        if "random-all" in row and rate >= RANDOM_LABELS_MIN_MEMORISATION:
-            accuracy = row["random-all"]["acc"]
+    for key, (row, accuracy) in dev_library_runs().items():
+        ending = row["lib"]["termination"]
         if "cl-avg" in contested.get(key, {}):
             accuracy, ending = contested[key]["cl-avg"]["acc"], "corrections_contested"
         gains[ending]["dev"].append(
@@ -256,7 +261,7 @@ def cost():
     import sklearn_plc._out_of_fold as out_of_fold
     import sklearn_plc._refit_run as refit_run
     from benchmarks import tables
-    from benchmarks.studies.common import noisy_cell
+    from benchmarks.studies.common import noisy_cell, patched
     from sklearn_plc import PLCClassifier
 
     warnings.simplefilter("ignore")
@@ -271,7 +276,6 @@ def cost():
         (refit_run, "end_run"): "end of run (contested: new folds)",
         (corrector_module.LabelCorrector, "run_round"): "correction passes",
     }
-    originals = {target: getattr(*target) for target in parts}
     cases = (
         ("wine", "II-35"),
         ("wine", "I+U30"),
@@ -292,7 +296,10 @@ def cost():
         counts.clear()
         seconds.clear()
         totals = []
-        with _patches(parts, originals, counts, seconds):
+        with contextlib.ExitStack() as timers:
+            for (owner, name), key in parts.items():
+                timed = _timed(counts, seconds, key, getattr(owner, name))
+                timers.enter_context(patched(owner, **{name: timed}))
             for _ in range(REPEATS):
                 start = time.perf_counter()
                 plc = PLCClassifier(make_model(), random_state=100)
@@ -311,23 +318,6 @@ def cost():
         accounted = seconds["estimator fit"] + seconds["estimator predict_proba"]
         rest = (total - accounted) / REPEATS / unit
         print(f"  {'the rest':36s}           {rest:6.2f}x")
-
-
-class _patches:
-    """Wrap each ``(owner, name)`` of `parts` in a timer while inside."""
-
-    def __init__(self, parts, originals, counts, seconds):
-        self.parts, self.originals = parts, originals
-        self.counts, self.seconds = counts, seconds
-
-    def __enter__(self):
-        for (owner, name), key in self.parts.items():
-            method = self.originals[(owner, name)]
-            setattr(owner, name, _timed(self.counts, self.seconds, key, method))
-
-    def __exit__(self, *exc_info):
-        for (owner, name), method in self.originals.items():
-            setattr(owner, name, method)
 
 
 if __name__ == "__main__":
