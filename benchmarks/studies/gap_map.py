@@ -40,12 +40,29 @@ correction passes, as multiples of one plain fit of the same estimator on the
 same labels (the median of five, after one to warm up); the run's total is the
 median of five fits after one to warm up, its parts their mean.
 
+With the library of this version (the contested ending's two estimates):
+
+``families``: PLC − cleanlab a run where a tree model corrects (converged or
+at ``max_iter``) or is contested, by family, on dev, both checks and the
+tables' forests; then the corrected tree runs by dataset.
+
+``contest-bar``: dev's corrected runs by the end verdict's ``gain /
+standard_error``: whether contesting runs with a small gain (a bar above 0)
+could gain, read as PLC − cleanlab in each bin.
+
+``levers``: two ways to make each fit cheaper, timed on the dev split: a fold's
+refit warm-started from its previous solution, and a PLC run with
+scikit-learn's parameter validation and finiteness checks skipped.
+
 Usage (from the repository root, ``PYTHONPATH=.``)::
 
     python benchmarks/studies/gap_map.py endings
     python benchmarks/studies/gap_map.py outcomes
     python benchmarks/studies/gap_map.py knn
     python benchmarks/studies/gap_map.py cost
+    python benchmarks/studies/gap_map.py families
+    python benchmarks/studies/gap_map.py contest-bar
+    python benchmarks/studies/gap_map.py levers
 """
 
 import contextlib
@@ -320,8 +337,227 @@ def cost():
         print(f"  {'the rest':36s}           {rest:6.2f}x")
 
 
+CORRECTED = ("converged", "max_iter")
+
+
+def _check_runs(log):
+    """A full check run's scikit-learn runs: ``(dataset, model, ending, Δ)``."""
+    with open(STUDIES_DIR + log) as file:
+        for run in json.load(file)["runs"]:
+            if run["model"] != "mlp":
+                difference = 100 * (run["plc"] - run["cleanlab"])
+                yield run["dataset"], run["model"], run["termination"], difference
+
+
+def _dev_runs_now():
+    """Dev as the library of this version ends it: ``(dataset, model, ending, Δ)``.
+
+    :func:`dev_library_runs`, with the contested runs as ``contested_first.py``
+    refitted them (``cl-avg``, shipped).
+    """
+    with open(STUDIES_DIR + "contested_first_dev.json") as file:
+        contested = {tuple(r[k] for k in RUN_KEY): r for r in json.load(file) if r}
+    for key, (row, accuracy) in dev_library_runs().items():
+        ending = row["lib"]["termination"]
+        if "cl-avg" in contested.get(key, {}):
+            accuracy, ending = contested[key]["cl-avg"]["acc"], "corrections_contested"
+        yield row["dataset"], row["model"], ending, 100 * (accuracy - row["cleanlab"])
+
+
+def _tables_runs_now():
+    """The tables' forests (wine-rf, synthetic-5-rf) of the last sklearn run."""
+    with open(STUDIES_DIR + "tables_sklearn_contested_first.json") as file:
+        for run in json.load(file)["runs"]:
+            if run.get("dataset") in TREE_DATASETS and "PLC" in run:
+                plc, cleanlab = run["PLC"]["accuracy"], run["cleanlab"]["accuracy"]
+                yield (
+                    run["dataset"],
+                    "random-forest",
+                    run["PLC"]["termination"],
+                    100 * (plc - cleanlab),
+                )
+
+
+def families():
+    """PLC − cleanlab a run where a tree model corrects, by family and by dataset.
+
+    The corrected runs (``converged``, ``max_iter``) and the contested ones of
+    each tree family, on dev, the unseen check, the second check and the
+    tables' forests, all with the library of this version; then the
+    corrected runs by dataset.
+    """
+    sets = {
+        "dev": [  # the tables' dev forests as random forests
+            (dataset, "random-forest" if model == "base" else model, ending, d)
+            if dataset in TREE_DATASETS
+            else (dataset, model, ending, d)
+            for dataset, model, ending, d in _dev_runs_now()
+        ],
+        "unseen": list(_check_runs("unseen_contested_first.json")),
+        "second check": list(_check_runs("fresh_contested_first.json")),
+        "tables": list(_tables_runs_now()),
+    }
+
+    def cell(values):
+        if not values:
+            return f"{'–':>22s}"
+        behind = sum(v < 0 for v in values)
+        return f"{len(values):>4d} {np.mean(values):+6.2f} ({behind:>2d} behind)"
+
+    print("PLC − cleanlab a run, points: runs, mean (runs behind)")
+    print(f"{'family, ending':36s}" + "".join(f"{name:>23s}" for name in sets))
+    for model in TREE_MODELS:
+        for label, endings in (("corrected", CORRECTED), ("contested", CONTESTED)):
+            cells = [
+                cell([d for _, m, e, d in runs if m == model and e in endings])
+                for runs in sets.values()
+            ]
+            print(f"{model + ', ' + label:36s}" + "".join(f"{c:>23s}" for c in cells))
+    print("\ncorrected tree runs by dataset")
+    for name, runs in sets.items():
+        by_dataset = defaultdict(list)
+        for dataset, model, ending, difference in runs:
+            if family(dataset, model) == "trees" and ending in CORRECTED:
+                by_dataset[dataset].append(difference)
+        print(
+            f"  {name}: "
+            + "; ".join(f"{d} {cell(v).strip()}" for d, v in sorted(by_dataset.items()))
+        )
+
+
+CONTESTED = ("corrections_contested",)
+# the judge's paired z (gain over its standard error) bins of ``contest_bar``
+Z_BINS = ((0.0, 0.5), (0.5, 1.0), (1.0, 2.0), (2.0, np.inf))
+
+
+def contest_bar():
+    """Dev's corrected runs by the end verdict's z: would a higher bar contest?
+
+    A run whose judged corrections gain less than zero is contested (removal
+    on new folds, averaged with the first round's). Where the gain is not
+    negative but small, the corrections are kept; if PLC trailed cleanlab in
+    those runs, contesting them too (a higher bar) could gain. Prints, per bin
+    of ``gain / standard_error``, PLC − cleanlab and PLC − Standard a run.
+    """
+    bins = defaultdict(list)
+    for row, accuracy in dev_library_runs().values():
+        verdict = row["lib"]
+        gain, error = verdict.get("gain"), verdict.get("gain_se")
+        if verdict["termination"] not in CORRECTED or gain is None:
+            continue
+        z = 0.0 if gain == 0 else gain / error if error else np.inf
+        name = (
+            "gain 0"
+            if gain == 0
+            else next(
+                f"z {low:g} to {high:g}" for low, high in Z_BINS if low <= z < high
+            )
+        )
+        bins[name].append((accuracy - row["cleanlab"], accuracy - row["std"]))
+    print("dev corrected runs by the end verdict's z: runs, PLC − cleanlab, − Standard")
+    names = ["gain 0", *(f"z {low:g} to {high:g}" for low, high in Z_BINS)]
+    for name in names:
+        pairs = 100 * np.array(bins[name])
+        print(
+            f"  {name:12s} {len(pairs):>4d} {pairs[:, 0].mean():+6.2f} "
+            f"{pairs[:, 1].mean():+6.2f}"
+        )
+
+
+def _median_seconds(fit, repeats):
+    """The median seconds of `repeats` calls of `fit` after one, and its result."""
+    fit()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fitted = fit()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times)), fitted
+
+
+def _fold_refit(model, X, y, warm):
+    """Refit `model` (fitted) on `y`, from its solution or cold; the fitted copy."""
+    import copy
+
+    from sklearn.base import clone
+
+    if not warm:
+        return clone(model).fit(X, y)
+    model = copy.deepcopy(model)
+    model.set_params(logisticregression__warm_start=True)
+    return model.fit(X, y)
+
+
+def _plc_run(make_model, X, y, checks):
+    """One PLC fit with scikit-learn's configuration `checks`."""
+    import sklearn
+
+    from sklearn_plc import PLCClassifier
+
+    with sklearn.config_context(**checks):
+        return PLCClassifier(make_model(), random_state=101).fit(X, y)
+
+
+def levers():
+    """Two ways to make a fit cheaper, measured where the tables' cost is (wine).
+
+    Warm starts: one fold model (two thirds of the training split) fitted on
+    the noisy labels, then refitted after an eighth of the labels change
+    (set to the clean ones), cold or from the previous solution (a deep copy
+    with ``warm_start=True``); lbfgs iterations and time. Validation: a whole
+    PLC run with scikit-learn's parameter validation and finiteness checks
+    skipped (``skip_parameter_validation``, ``assume_finite``), against the
+    default. Dev split, seed 101, Type-I 35%, one BLAS thread, the median of
+    repeated fits.
+    """
+    from threadpoolctl import threadpool_limits
+
+    from benchmarks.studies.common import noisy_cell
+
+    warnings.simplefilter("ignore")
+    skipped = {"skip_parameter_validation": True, "assume_finite": True}
+    for dataset in ("wine", "synthetic-5", "wine-rf"):
+        X, _, y_clean, _, y_noisy, make_model = noisy_cell(dataset, "base", "I-35", 101)
+        with threadpool_limits(1):
+            if dataset != "wine-rf":  # a forest's warm start adds trees
+                rng = np.random.RandomState(0)
+                fold = rng.permutation(y_noisy.shape[0])[: 2 * y_noisy.shape[0] // 3]
+                changed = rng.choice(fold, y_noisy.shape[0] // 8, replace=False)
+                y_moved = y_noisy.copy()
+                y_moved[changed] = y_clean[changed]
+                first = make_model().fit(X[fold], y_noisy[fold])
+                for warm in (False, True):
+                    spent, model = _median_seconds(
+                        functools.partial(
+                            _fold_refit, first, X[fold], y_moved[fold], warm
+                        ),
+                        30,
+                    )
+                    print(
+                        f"{dataset} fold refit, {'warm' if warm else 'cold'}: "
+                        f"{1000 * spent:.2f} ms, lbfgs iterations "
+                        f"{int(model[-1].n_iter_[0])}"
+                    )
+            for checks in ({}, skipped):
+                spent, _ = _median_seconds(
+                    functools.partial(_plc_run, make_model, X, y_noisy, checks), 5
+                )
+                print(
+                    f"{dataset} PLC run, {'checks skipped' if checks else 'default'}: "
+                    f"{1000 * spent:.1f} ms"
+                )
+
+
 if __name__ == "__main__":
-    commands = {"endings": endings, "outcomes": outcomes, "knn": knn, "cost": cost}
+    commands = {
+        "endings": endings,
+        "outcomes": outcomes,
+        "knn": knn,
+        "cost": cost,
+        "families": families,
+        "contest-bar": contest_bar,
+        "levers": levers,
+    }
     if len(sys.argv) != 2 or sys.argv[1] not in commands:
         raise SystemExit(__doc__)
     commands[sys.argv[1]]()
