@@ -126,6 +126,21 @@ def dev_library_runs():
     return found
 
 
+def dev_runs_now():
+    """Dev as the library of this version ends it: ``(row, accuracy, ending)``.
+
+    :func:`dev_library_runs`, with the contested runs as ``contested_first.py``
+    refitted them (``cl-avg``, shipped).
+    """
+    with open(STUDIES_DIR + "contested_first_dev.json") as file:
+        contested = {tuple(r[k] for k in RUN_KEY): r for r in json.load(file) if r}
+    for key, (row, accuracy) in dev_library_runs().items():
+        ending = row["lib"]["termination"]
+        if "cl-avg" in contested.get(key, {}):
+            accuracy, ending = contested[key]["cl-avg"]["acc"], "corrections_contested"
+        yield row, accuracy, ending
+
+
 def dev_runs():
     """The dev runs as the library ends them: ``(group, PLC − cleanlab)``."""
     for row, accuracy in dev_library_runs().values():
@@ -194,19 +209,13 @@ OUTCOMES = (
 def outcomes():
     """The user guide's table: PLC / cleanlab mean gain a run, by ending.
 
-    The library of this version on each set: dev as :func:`dev_runs`
-    composes it, with the contested runs as ``contested_first.py`` refitted
-    them (``cl-avg``, shipped); the checks' full runs
+    The library of this version on each set: dev as :func:`dev_runs_now`
+    composes it; the checks' full runs
     ``unseen_contested_first.json`` and ``fresh_contested_first.json`` (their
     MLP runs apart, most of which end ``"max_epochs"``: the row ``MLP``).
     """
     gains = defaultdict(lambda: defaultdict(list))
-    with open(STUDIES_DIR + "contested_first_dev.json") as file:
-        contested = {tuple(r[k] for k in RUN_KEY): r for r in json.load(file) if r}
-    for key, (row, accuracy) in dev_library_runs().items():
-        ending = row["lib"]["termination"]
-        if "cl-avg" in contested.get(key, {}):
-            accuracy, ending = contested[key]["cl-avg"]["acc"], "corrections_contested"
+    for row, accuracy, ending in dev_runs_now():
         gains[ending]["dev"].append(
             (accuracy - row["std"], row["cleanlab"] - row["std"])
         )
@@ -349,21 +358,6 @@ def _check_runs(log):
                 yield run["dataset"], run["model"], run["termination"], difference
 
 
-def _dev_runs_now():
-    """Dev as the library of this version ends it: ``(dataset, model, ending, Δ)``.
-
-    :func:`dev_library_runs`, with the contested runs as ``contested_first.py``
-    refitted them (``cl-avg``, shipped).
-    """
-    with open(STUDIES_DIR + "contested_first_dev.json") as file:
-        contested = {tuple(r[k] for k in RUN_KEY): r for r in json.load(file) if r}
-    for key, (row, accuracy) in dev_library_runs().items():
-        ending = row["lib"]["termination"]
-        if "cl-avg" in contested.get(key, {}):
-            accuracy, ending = contested[key]["cl-avg"]["acc"], "corrections_contested"
-        yield row["dataset"], row["model"], ending, 100 * (accuracy - row["cleanlab"])
-
-
 def _tables_runs_now():
     """The tables' forests (wine-rf, synthetic-5-rf) of the last sklearn run."""
     with open(STUDIES_DIR + "tables_sklearn_contested_first.json") as file:
@@ -388,10 +382,13 @@ def families():
     """
     sets = {
         "dev": [  # the tables' dev forests as random forests
-            (dataset, "random-forest" if model == "base" else model, ending, d)
-            if dataset in TREE_DATASETS
-            else (dataset, model, ending, d)
-            for dataset, model, ending, d in _dev_runs_now()
+            (
+                row["dataset"],
+                "random-forest" if row["dataset"] in TREE_DATASETS else row["model"],
+                ending,
+                100 * (accuracy - row["cleanlab"]),
+            )
+            for row, accuracy, ending in dev_runs_now()
         ],
         "unseen": list(_check_runs("unseen_contested_first.json")),
         "second check": list(_check_runs("fresh_contested_first.json")),
