@@ -119,7 +119,7 @@ def run_nets(
         row["PLC_fit_s"] = time.perf_counter() - start
         row["PLC_acc"] = float(np.mean(plc.predict(X_test) == y_test))
         row["PLC_warm_up"] = plc.warm_up_
-        recovery = label_recovery_report(y, y_noisy, plc.labels_)
+        recovery = label_recovery_report(y, y_noisy, plc)
         row["purity_before"] = recovery["purity_before"]
         row["purity_after"] = recovery["purity_after"]
         row["precision"] = recovery["precision"] if recovery["n_changed"] else None

@@ -442,13 +442,7 @@ def run_cell(
         row[method] = {"accuracy": accuracy, "fit_s": fit_s}
         if method == "PLC":
             row[method].update(
-                label_recovery_report(
-                    y_train,
-                    y_noisy,
-                    model.labels_,
-                    set_aside=model.set_aside_,
-                    relabel_weight=model.relabel_weight_,
-                ),
+                label_recovery_report(y_train, y_noisy, model),
                 n_iter=int(model.n_iter_),
                 termination=model.termination_condition_,
                 final_threshold=float(model.theta_),

@@ -39,7 +39,7 @@ fig, ax = plt.subplots(figsize=(7, 5))
 plot_corrections_2d(
     X, y, y_noisy, plc.labels_, estimator=plc, threshold=plc.theta, ax=ax
 )
-print(label_recovery_report(y, y_noisy, plc.labels_))
+print(label_recovery_report(y, y_noisy, plc))
 
 # %%
 # Round by round

@@ -10,6 +10,27 @@ def _ratio(numerator, denominator):
     return float(numerator / denominator) if denominator else float("nan")
 
 
+def _corrected_by(y_corrected, set_aside, relabel_weight):
+    """The labels, set-aside and weights of `y_corrected`, labels or a fitted PLC.
+
+    A fitted ``PLCClassifier`` gives its ``labels_``, and its ``set_aside_``
+    and ``relabel_weight_`` where those are not given.
+    """
+    if not hasattr(y_corrected, "get_params"):  # labels, not an estimator
+        return y_corrected, set_aside, relabel_weight
+    if not hasattr(y_corrected, "labels_"):
+        raise ValueError(
+            f"y_corrected is a {type(y_corrected).__name__} without labels_: pass "
+            f"the corrected labels (a fitted PLCClassifier's labels_) or the fitted "
+            f"PLCClassifier itself. If it is a PLCClassifier, fit it first."
+        )
+    if set_aside is None:
+        set_aside = getattr(y_corrected, "set_aside_", None)
+    if relabel_weight is None:
+        relabel_weight = getattr(y_corrected, "relabel_weight_", None)
+    return y_corrected.labels_, set_aside, relabel_weight
+
+
 def label_recovery_report(
     y_clean, y_noisy, y_corrected, set_aside=None, relabel_weight=None
 ):
@@ -21,14 +42,18 @@ def label_recovery_report(
         The true labels (known in experiments, e.g. before injecting noise).
     y_noisy : array-like of shape (n_samples,)
         The labels given to the correction method.
-    y_corrected : array-like of shape (n_samples,)
-        The labels after correction (``PLCClassifier.labels_``).
+    y_corrected : array-like of shape (n_samples,) or fitted PLCClassifier
+        The labels after correction (``PLCClassifier.labels_``), or the fitted
+        ``PLCClassifier`` itself: its ``labels_``, and its ``set_aside_`` and
+        ``relabel_weight_`` unless `set_aside` or `relabel_weight` is given.
+        Pass the estimator to count what its final fit trained on.
     set_aside : array-like of bool of shape (n_samples,) or None, default=None
         Samples left out of the final fit (``PLCClassifier.set_aside_``);
-        None: none.
+        None: none, or the estimator's given as `y_corrected`.
     relabel_weight : array-like of float of shape (n_samples,) or None, default=None
         The weight of each corrected label in the final fit, the noisy label
-        having the rest (``PLCClassifier.relabel_weight_``); None: all 1.
+        having the rest (``PLCClassifier.relabel_weight_``); None: all 1, or
+        the estimator's given as `y_corrected`.
 
     Returns
     -------
@@ -59,8 +84,10 @@ def label_recovery_report(
     Raises
     ------
     ValueError
-        If the three arrays differ in length, or `y_noisy` or `y_corrected`
-        shares no label with `y_clean` (e.g. integers against strings).
+        If the three arrays differ in length, `y_noisy` or `y_corrected`
+        shares no label with `y_clean` (e.g. integers against strings), or
+        `y_corrected` is an estimator without ``labels_`` (not fitted, or not
+        a ``PLCClassifier``).
 
     Examples
     --------
@@ -69,7 +96,14 @@ def label_recovery_report(
     ...     y_clean=[0, 0, 1, 1], y_noisy=[0, 1, 0, 1], y_corrected=[0, 0, 1, 0])
     >>> report["n_fixed"], report["n_damaged"], report["precision"]
     (2, 1, 0.6666666666666666)
+
+    With a fitted ``PLCClassifier`` ``plc``, ``label_recovery_report(y_clean,
+    y_noisy, plc)`` also counts the samples its final fit left out and the
+    relabels it weighed.
     """
+    y_corrected, set_aside, relabel_weight = _corrected_by(
+        y_corrected, set_aside, relabel_weight
+    )
     y_clean, y_noisy, y_corrected = (
         column_or_1d(np.asarray(y)) for y in (y_clean, y_noisy, y_corrected)
     )

@@ -1,6 +1,9 @@
 import numpy as np
 import pytest
+from sklearn.linear_model import LogisticRegression
+from sklearn.tree import DecisionTreeClassifier
 
+from sklearn_plc import PLCClassifier
 from sklearn_plc.metrics import label_recovery_report
 
 
@@ -87,3 +90,51 @@ def test_without_weights_weighted_purity_is_the_trained_purity():
     report = label_recovery_report([0, 0, 1], [1, 0, 1], [0, 1, 1])
     assert report["n_weighed"] == 0
     assert report["weighted_purity"] == report["purity_trained"]
+
+
+def _same_report(first, second):
+    assert first.keys() == second.keys()
+    for key, value in first.items():
+        assert value == second[key] or (np.isnan(value) and np.isnan(second[key]))
+
+
+def test_a_fitted_plc_reports_its_labels_with_its_weighed_relabels(noisy_blobs):
+    b = noisy_blobs
+    plc = PLCClassifier(DecisionTreeClassifier(max_depth=4), random_state=0)
+    plc.fit(b.X, b.y_noisy)
+    report = label_recovery_report(b.y_clean, b.y_noisy, plc)
+    assert report["n_weighed"] > 0
+    _same_report(
+        report,
+        label_recovery_report(
+            b.y_clean,
+            b.y_noisy,
+            plc.labels_,
+            set_aside=plc.set_aside_,
+            relabel_weight=plc.relabel_weight_,
+        ),
+    )
+
+
+def test_a_fitted_plc_reports_the_samples_its_final_fit_left_out(noisy_blobs):
+    b = noisy_blobs
+    plc = PLCClassifier(
+        DecisionTreeClassifier(max_depth=4), contested="set_aside", random_state=0
+    ).fit(b.X, b.y_noisy)
+    report = label_recovery_report(b.y_clean, b.y_noisy, plc)
+    assert report["n_set_aside"] == plc.set_aside_.sum() > 0
+
+
+def test_a_set_aside_given_with_a_fitted_plc_replaces_its_own(noisy_blobs):
+    b = noisy_blobs
+    plc = PLCClassifier(
+        DecisionTreeClassifier(max_depth=4), contested="set_aside", random_state=0
+    ).fit(b.X, b.y_noisy)
+    none = np.zeros(b.y_noisy.shape[0], dtype=bool)
+    report = label_recovery_report(b.y_clean, b.y_noisy, plc, set_aside=none)
+    assert plc.set_aside_.any() and report["n_set_aside"] == 0
+
+
+def test_an_unfitted_plc_as_the_corrected_labels_is_explained():
+    with pytest.raises(ValueError, match=r"PLCClassifier without labels_.*fit it"):
+        label_recovery_report([0, 1], [0, 1], PLCClassifier(LogisticRegression()))
