@@ -211,15 +211,16 @@ def _base_accuracies(what):
     }
 
 
-def cells(what, path):
+def cells(what, path, variants=VARIANTS):
     """Cell figures of the set with each variant in its contested runs.
 
     Mean gain over Standard a cell, cells within 0.5 of Standard, cells ahead
-    of cleanlab (``dev`` or ``unseen``).
+    of cleanlab (``dev`` or ``unseen``); `variants`: the log's (another
+    study's log of the same runs may be read with its own).
     """
     base = _base_accuracies(what)
     rows = {tuple(r[k] for k in RUN_KEY): r for r in _load(path) if r}
-    for variant in VARIANTS:
+    for variant in variants:
         by_cell = defaultdict(list)
         for key, (std, plc, cleanlab) in base.items():
             row = rows.get(key)
