@@ -26,9 +26,15 @@ confident learning's flags on:
   (three fits more: a third partition);
 - ``cl-3x2``: the two new partitions' alone (the cost of ``cl-avg3x2``,
   without the first round's folds, which trained on the four fifths the judge
-  leaves).
+  leaves);
+- ``cl-avg2``: the first round's and *two* new folds' in place of the
+  library's three (one fit fewer; each fold model trains on half the
+  samples);
+- ``cl-avg2x2``: the first round's and two new partitions of two folds each
+  (one fit more than the library: three estimates).
 
-The seconds spent on the extra folds (``extra_s_five``, ``extra_s_three``) and
+The seconds spent on the extra folds (``extra_s_five``, ``extra_s_three``,
+``extra_s_two``, ``extra_s_two_more``) and
 on the library's contested ending (``contest_s``) are logged beside the
 library's fit (``lib["s"]``), so that each variant's cost can be projected.
 
@@ -55,17 +61,23 @@ from benchmarks.studies.common import (
     run_or_summarise,
 )
 
-VARIANTS = ("cl-avg", "cl-avg5", "cl-avg3x2", "cl-3x2")
+VARIANTS = ("cl-avg", "cl-avg5", "cl-avg3x2", "cl-3x2", "cl-avg2", "cl-avg2x2")
 
 
 def _projected_seconds(row, variant):
     """The run's seconds had the library fitted `variant`'s folds.
 
-    ``cl-avg5`` fits five new folds in place of the library's three (the
-    contested ending's seconds, ``contest_s``); the others fit three more.
+    ``cl-avg5``, ``cl-avg2`` and ``cl-avg2x2`` fit their new folds in place of
+    the library's three (the contested ending's seconds, ``contest_s``); the
+    others fit three more.
     """
+    without_new = row["lib"]["s"] - row["contest_s"]
     if variant == "cl-avg5":
-        return row["lib"]["s"] - row["contest_s"] + row["extra_s_five"]
+        return without_new + row["extra_s_five"]
+    if variant == "cl-avg2":
+        return without_new + row["extra_s_two"]
+    if variant == "cl-avg2x2":
+        return without_new + row["extra_s_two"] + row["extra_s_two_more"]
     return row["lib"]["s"] + row["extra_s_three"]
 
 
@@ -124,11 +136,19 @@ def run_job(dataset, model, noise, seed, check):
     third, row["extra_s_three"] = _more_folds(
         estimator, X_train, given, run.classes, 3, seed + 3000
     )
+    two, row["extra_s_two"] = _more_folds(
+        estimator, X_train, given, run.classes, 2, seed + 2000
+    )
+    two_more, row["extra_s_two_more"] = _more_folds(
+        estimator, X_train, given, run.classes, 2, seed + 2001
+    )
     probabilities = {
         "cl-avg": caught["averaged"],
         "cl-avg5": (first + five) / 2,
         "cl-avg3x2": (first + new + third) / 3,
         "cl-3x2": (new + third) / 2,
+        "cl-avg2": (first + two) / 2,
+        "cl-avg2x2": (first + two + two_more) / 3,
     }
     wrong = run.classes[given] != y_train
     for variant, proba in probabilities.items():
