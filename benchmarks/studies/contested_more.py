@@ -56,8 +56,6 @@ from benchmarks.studies import contested_first
 from benchmarks.studies.common import (
     jobs_run,
     load_rows,
-    patched,
-    recorded_library_run,
     run_or_summarise,
 )
 
@@ -94,72 +92,37 @@ def _more_folds(estimator, X, given, classes, n_folds, seed):
 
 
 def run_job(dataset, model, noise, seed, check):
-    from sklearn.base import clone
-
-    import sklearn_plc._ending as ending
-    from sklearn_plc._final_fit import keep_every_class
     from sklearn_plc.correction import confident_label_issues
 
-    caught, row_extra = {}, {}
-
-    def catching_issues(proba, labels):
-        caught["averaged"] = np.array(proba, dtype=float)
-        return confident_label_issues(proba, labels)
-
-    def catching_set_aside(run, estimator, *args, **kwargs):
-        caught["estimator"] = estimator
-        start = time.perf_counter()
-        try:
-            return contested_set_aside(run, estimator, *args, **kwargs)
-        finally:
-            row_extra["contest_s"] = time.perf_counter() - start
-
-    contested_set_aside = ending.contested_set_aside
-    with (
-        patched(ending, confident_label_issues=catching_issues),
-        patched(ending, contested_set_aside=catching_set_aside),
-    ):
-        recorded = recorded_library_run(dataset, model, noise, seed, check)
-    if recorded is None:
+    found = contested_first.contested_run(dataset, model, noise, seed, check)
+    if found is None:
         return None
-    (X_train, y_train, _, _), row, score, seen = recorded
-    row.update(row_extra)
-    if row["lib"]["termination"] != contested_first.CONTESTED or not caught:
+    drawn, row, score, contested = found
+    if contested is None:
         return row
-    run, given = seen["run"], seen["corrector"].initial_labels
-    first = np.asarray(seen["first_proba"], dtype=float)
-    new = 2 * caught["averaged"] - first  # the library averages the two
-    estimator = caught["estimator"]
-    five, row["extra_s_five"] = _more_folds(
-        estimator, X_train, given, run.classes, 5, seed + 5000
-    )
-    third, row["extra_s_three"] = _more_folds(
-        estimator, X_train, given, run.classes, 3, seed + 3000
-    )
-    two, row["extra_s_two"] = _more_folds(
-        estimator, X_train, given, run.classes, 2, seed + 2000
-    )
-    two_more, row["extra_s_two_more"] = _more_folds(
-        estimator, X_train, given, run.classes, 2, seed + 2001
-    )
+    estimator, new, first = contested
+    X_train, _, run, given = drawn
+
+    def more_folds(n_folds, offset):
+        return _more_folds(
+            estimator, X_train, given, run.classes, n_folds, seed + offset
+        )
+
+    five, row["extra_s_five"] = more_folds(5, 5000)
+    third, row["extra_s_three"] = more_folds(3, 3000)
+    two, row["extra_s_two"] = more_folds(2, 2000)
+    two_more, row["extra_s_two_more"] = more_folds(2, 2001)
     probabilities = {
-        "cl-avg": caught["averaged"],
+        "cl-avg": (first + new) / 2,
         "cl-avg5": (first + five) / 2,
         "cl-avg3x2": (first + new + third) / 3,
         "cl-3x2": (new + third) / 2,
         "cl-avg2": (first + two) / 2,
         "cl-avg2x2": (first + two + two_more) / 3,
     }
-    wrong = run.classes[given] != y_train
     for variant, proba in probabilities.items():
-        left_out = keep_every_class(confident_label_issues(proba, given), given)
-        kept = ~left_out
-        fitted = clone(estimator).fit(X_train[kept], run.classes[given[kept]])
-        row[variant] = {
-            "acc": score(fitted),
-            "n": int(left_out.sum()),
-            "wrong": int((left_out & wrong).sum()),
-        }
+        left_out = confident_label_issues(proba, given)
+        row[variant] = contested_first.refit_without(drawn, estimator, score, left_out)
     return row
 
 
