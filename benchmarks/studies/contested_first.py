@@ -100,8 +100,9 @@ def contested_run(dataset, model, noise, seed, check):
     ending's seconds (``contest_s``), ``score`` scores a fitted model, and
     ``contested`` is None where the run did not end contested, else
     ``(estimator, new, first)``: the seeded estimator the final fit clones, the
-    new folds' held-out probabilities (as the ending's ``out_of_fold_proba``
-    returned them, before any average) and the first round's.
+    new folds' held-out probabilities (or the new out-of-bag ensemble's, as
+    the ending's ``out_of_fold_proba`` or ``out_of_bag_proba`` returned them,
+    before any average) and the first round's.
     """
     import time
 
@@ -109,10 +110,13 @@ def contested_run(dataset, model, noise, seed, check):
 
     caught = {}
 
-    def catching_folds(*args, **kwargs):
-        proba, in_sample = out_of_fold_proba(*args, **kwargs)
-        caught["new"] = np.array(proba, dtype=float)  # the contested ending's last
-        return proba, in_sample
+    def catching(method):
+        def caught_proba(*args, **kwargs):
+            proba, more = method(*args, **kwargs)
+            caught["new"] = np.array(proba, dtype=float)  # the contested ending's last
+            return proba, more
+
+        return caught_proba
 
     def catching_set_aside(run, estimator, *args, **kwargs):
         caught["estimator"] = estimator
@@ -122,12 +126,13 @@ def contested_run(dataset, model, noise, seed, check):
         finally:
             caught["seconds"] = time.perf_counter() - start
 
-    contested_set_aside, out_of_fold_proba = (
-        ending.contested_set_aside,
-        ending.out_of_fold_proba,
-    )
+    contested_set_aside = ending.contested_set_aside
     with (
-        patched(ending, out_of_fold_proba=catching_folds),
+        patched(
+            ending,
+            out_of_fold_proba=catching(ending.out_of_fold_proba),
+            out_of_bag_proba=catching(ending.out_of_bag_proba),
+        ),
         patched(ending, contested_set_aside=catching_set_aside),
     ):
         recorded = recorded_library_run(dataset, model, noise, seed, check)
