@@ -168,26 +168,45 @@ def refit_without(drawn, estimator, score, left_out):
     }
 
 
-def run_job(dataset, model, noise, seed, check):
+def refitted_variants(job, probabilities):
+    """A contested-run job's row with each variant's final fit refitted.
+
+    ``probabilities(drawn, row, estimator, new, first)`` gives each variant's
+    held-out probabilities of the labels as given (it may log more in
+    ``row``); the final model is refitted without confident learning's flags
+    on each (:func:`refit_without`). Runs that the library does not end
+    contested keep the library's row only; None where the noise cannot be
+    drawn.
+    """
     from sklearn_plc.correction import confident_label_issues
 
-    found = contested_run(dataset, model, noise, seed, check)
+    found = contested_run(*job)
     if found is None:
         return None
     drawn, row, score, contested = found
     if contested is None:
         return row
-    estimator, new, first = contested
-    given = drawn[3]
-    sets = {
-        "cl-new": confident_label_issues(new, given),
-        "cl-first": confident_label_issues(first, given),
-        "cl-avg": confident_label_issues((first + new) / 2, given),
-    }
-    for variant, left_out in sets.items():
+    given, estimator = drawn[3], contested[0]
+    for variant, proba in probabilities(drawn, row, *contested).items():
+        left_out = confident_label_issues(proba, given)
         row[variant] = refit_without(drawn, estimator, score, left_out)
-    row["n_first_and_new"] = int((sets["cl-new"] & sets["cl-first"]).sum())
     return row
+
+
+def _variants(drawn, row, estimator, new, first):
+    from sklearn_plc.correction import confident_label_issues
+
+    given = drawn[3]
+    row["n_first_and_new"] = int(
+        (
+            confident_label_issues(new, given) & confident_label_issues(first, given)
+        ).sum()
+    )
+    return {"cl-new": new, "cl-first": first, "cl-avg": (first + new) / 2}
+
+
+def run_job(dataset, model, noise, seed, check):
+    return refitted_variants((dataset, model, noise, seed, check), _variants)
 
 
 def _load(path):

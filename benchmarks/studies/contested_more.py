@@ -91,17 +91,9 @@ def _more_folds(estimator, X, given, classes, n_folds, seed):
     return np.asarray(proba, dtype=float), time.perf_counter() - start
 
 
-def run_job(dataset, model, noise, seed, check):
-    from sklearn_plc.correction import confident_label_issues
-
-    found = contested_first.contested_run(dataset, model, noise, seed, check)
-    if found is None:
-        return None
-    drawn, row, score, contested = found
-    if contested is None:
-        return row
-    estimator, new, first = contested
+def _variants(drawn, row, estimator, new, first):
     X_train, _, run, given = drawn
+    seed = row["seed"]
 
     def more_folds(n_folds, offset):
         return _more_folds(
@@ -112,7 +104,7 @@ def run_job(dataset, model, noise, seed, check):
     third, row["extra_s_three"] = more_folds(3, 3000)
     two, row["extra_s_two"] = more_folds(2, 2000)
     two_more, row["extra_s_two_more"] = more_folds(2, 2001)
-    probabilities = {
+    return {
         "cl-avg": (first + new) / 2,
         "cl-avg5": (first + five) / 2,
         "cl-avg3x2": (first + new + third) / 3,
@@ -120,10 +112,12 @@ def run_job(dataset, model, noise, seed, check):
         "cl-avg2": (first + two) / 2,
         "cl-avg2x2": (first + two + two_more) / 3,
     }
-    for variant, proba in probabilities.items():
-        left_out = confident_label_issues(proba, given)
-        row[variant] = contested_first.refit_without(drawn, estimator, score, left_out)
-    return row
+
+
+def run_job(dataset, model, noise, seed, check):
+    return contested_first.refitted_variants(
+        (dataset, model, noise, seed, check), _variants
+    )
 
 
 def _accuracies(rows, variant):
