@@ -22,7 +22,8 @@ def _corrected_by(y_corrected, set_aside, relabel_weight):
         raise ValueError(
             f"y_corrected is a {type(y_corrected).__name__} without labels_: pass "
             f"the corrected labels (a fitted PLCClassifier's labels_) or the fitted "
-            f"PLCClassifier itself. If it is a PLCClassifier, fit it first."
+            f"PLCClassifier itself (in a Pipeline, its last step: pipe[-1]). If it "
+            f"is a PLCClassifier, fit it first."
         )
     if set_aside is None:
         set_aside = getattr(y_corrected, "set_aside_", None)

@@ -138,3 +138,11 @@ def test_a_set_aside_given_with_a_fitted_plc_replaces_its_own(noisy_blobs):
 def test_an_unfitted_plc_as_the_corrected_labels_is_explained():
     with pytest.raises(ValueError, match=r"PLCClassifier without labels_.*fit it"):
         label_recovery_report([0, 1], [0, 1], PLCClassifier(LogisticRegression()))
+
+
+def test_a_pipeline_as_the_corrected_labels_points_to_its_last_step():
+    from sklearn.pipeline import make_pipeline
+
+    pipe = make_pipeline(PLCClassifier(LogisticRegression()))
+    with pytest.raises(ValueError, match=r"Pipeline without labels_.*pipe\[-1\]"):
+        label_recovery_report([0, 1], [0, 1], pipe)
