@@ -308,11 +308,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         first round's (``termination_condition_ == "corrections_contested"``):
         a wrong flip trains a wrong label, a sample left out costs one sample.
         This takes ``cv`` more fold fits (one more ensemble fit with
-        ``"oob"``). Where
-        the model memorises nearly every label it disputes (memorisation rate
-        0.8 or more: tree ensembles, boosting) and the final fit trains on
-        every sample (the corrections kept, undone, or a model too weak to
-        judge), ``"auto"`` and ``"set_aside"`` also leave out of it the first
+        ``"oob"``). Where the model memorises nearly every label it disputes
+        (memorisation rate 0.8 or more: tree ensembles, boosting) and the
+        final fit trains on every sample (the corrections kept, undone, or a
+        model too weak to judge), ``"auto"`` and ``"set_aside"`` also leave
+        out of it the first
         round's disputed labels more likely drawn at random than confused by
         the model (``memorisation_["random_label_share"]``; three or more
         classes): such a model gives each of them a region of its own, and a

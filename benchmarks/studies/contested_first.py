@@ -18,8 +18,9 @@ library, recording the new folds' probabilities, the first round's, and the
 seeded estimator that the final fit clones. The final model is then fitted
 again, as the library fits it (the labels as given, every class kept), without:
 
-- ``cl-new``: confident learning's flags on the new folds (the library; the
-  refit must reproduce its accuracy);
+- ``cl-new``: confident learning's flags on the new folds (the library
+  before ``CONTEST_WITH_FIRST_ROUND``; ``cl-avg`` is the library since, and
+  ``summary`` says which of the two a log's library runs reproduce);
 - ``cl-first``: its flags on the first round's probabilities (the new folds
   would not be needed: three fits fewer);
 - ``cl-avg``: its flags on the mean of the two (no fit saved; two partitions).

@@ -152,28 +152,47 @@ def dev_runs():
         yield group, 100 * (accuracy - row["cleanlab"])
 
 
-def unseen_runs():
-    """The unseen check's full run, its MLP aside: ``(group, PLC − cleanlab)``."""
-    with open(STUDIES_DIR + "unseen_random_corrected.json") as file:
-        runs = json.load(file)["runs"]
-    for run in runs:
-        if run["model"] == "mlp":
-            continue
-        group = _group(run["dataset"], run["model"], run["termination"])
-        yield group, 100 * (run["plc"] - run["cleanlab"])
+def _check_rows(log):
+    """The runs of a full check run's log (``benchmarks unseen``), MLP included."""
+    with open(STUDIES_DIR + log) as file:
+        return json.load(file)["runs"]
 
 
-def tables_runs():
-    """The tables' scikit-learn runs: ``(group, PLC − cleanlab)``."""
-    with open(STUDIES_DIR + "tables_random_corrected.json") as file:
+def _check_runs(log):
+    """A full check run's scikit-learn runs: ``(dataset, model, ending, Δ)``."""
+    for run in _check_rows(log):
+        if run["model"] != "mlp":
+            difference = 100 * (run["plc"] - run["cleanlab"])
+            yield run["dataset"], run["model"], run["termination"], difference
+
+
+def _tables_runs(log):
+    """A tables log's scikit-learn runs: ``(dataset, "base", ending, Δ)``."""
+    with open(STUDIES_DIR + log) as file:
         runs = json.load(file)["runs"]
     for run in runs:
         if run["kind"] != "cell" or "PLC" not in run or "termination" not in run["PLC"]:
             continue
         if run["PLC"]["termination"] == "max_epochs":  # the nets
             continue
-        group = _group(run["dataset"], "base", run["PLC"]["termination"])
-        yield group, 100 * (run["PLC"]["accuracy"] - run["cleanlab"]["accuracy"])
+        plc, cleanlab = run["PLC"]["accuracy"], run["cleanlab"]["accuracy"]
+        yield run["dataset"], "base", run["PLC"]["termination"], 100 * (plc - cleanlab)
+
+
+def unseen_runs():
+    """The unseen check's full run, its MLP aside: ``(group, PLC − cleanlab)``."""
+    for dataset, model, ending, difference in _check_runs(
+        "unseen_random_corrected.json"
+    ):
+        yield _group(dataset, model, ending), difference
+
+
+def tables_runs():
+    """The tables' scikit-learn runs: ``(group, PLC − cleanlab)``."""
+    for dataset, model, ending, difference in _tables_runs(
+        "tables_random_corrected.json"
+    ):
+        yield _group(dataset, model, ending), difference
 
 
 def endings():
@@ -227,12 +246,11 @@ def outcomes():
         ("unseen", "unseen_contested_first.json"),
         ("second check", "fresh_contested_first.json"),
     ):
-        with open(STUDIES_DIR + log) as file:
-            for run in json.load(file)["runs"]:
-                ending = "MLP" if run["model"] == "mlp" else run["termination"]
-                gains[ending][name].append(
-                    (run["plc"] - run["standard"], run["cleanlab"] - run["standard"])
-                )
+        for run in _check_rows(log):
+            ending = "MLP" if run["model"] == "mlp" else run["termination"]
+            gains[ending][name].append(
+                (run["plc"] - run["standard"], run["cleanlab"] - run["standard"])
+            )
     sets = ("dev", "unseen", "second check")
     print("runs: PLC / cleanlab, mean gain over Standard in points")
     for ending in (*OUTCOMES, "MLP"):
@@ -353,29 +371,6 @@ def cost():
 CORRECTED = ("converged", "max_iter")
 
 
-def _check_runs(log):
-    """A full check run's scikit-learn runs: ``(dataset, model, ending, Δ)``."""
-    with open(STUDIES_DIR + log) as file:
-        for run in json.load(file)["runs"]:
-            if run["model"] != "mlp":
-                difference = 100 * (run["plc"] - run["cleanlab"])
-                yield run["dataset"], run["model"], run["termination"], difference
-
-
-def _tables_runs_now():
-    """The tables' forests (wine-rf, synthetic-5-rf) of the last sklearn run."""
-    with open(STUDIES_DIR + "tables_sklearn_contested_first.json") as file:
-        for run in json.load(file)["runs"]:
-            if run.get("dataset") in TREE_DATASETS and "PLC" in run:
-                plc, cleanlab = run["PLC"]["accuracy"], run["cleanlab"]["accuracy"]
-                yield (
-                    run["dataset"],
-                    "random-forest",
-                    run["PLC"]["termination"],
-                    100 * (plc - cleanlab),
-                )
-
-
 def families():
     """PLC − cleanlab a run where a tree model corrects, by family and by dataset.
 
@@ -396,7 +391,13 @@ def families():
         ],
         "unseen": list(_check_runs("unseen_contested_first.json")),
         "second check": list(_check_runs("fresh_contested_first.json")),
-        "tables": list(_tables_runs_now()),
+        "tables": [  # its forests, the last run of the scikit-learn datasets
+            (dataset, "random-forest", ending, d)
+            for dataset, _, ending, d in _tables_runs(
+                "tables_sklearn_contested_first.json"
+            )
+            if dataset in TREE_DATASETS
+        ],
     }
 
     def cell(values):
@@ -478,10 +479,8 @@ def spread(draws=2000):
         ("unseen", "unseen_contested_first.json"),
         ("second check", "fresh_contested_first.json"),
     ):
-        with open(STUDIES_DIR + log) as file:
-            runs = json.load(file)["runs"]
         cells = defaultdict(list)
-        for run in runs:
+        for run in _check_rows(log):
             key = (run["dataset"], run["model"], run["noise"])
             cells[key].append(100 * (run["plc"] - run["cleanlab"]))
         differences = [np.array(values) for values in cells.values()]
