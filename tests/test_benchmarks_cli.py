@@ -115,6 +115,53 @@ def test_targets_count_pmd_cells_against_standard_and_all_cells_against_cleanlab
     assert figures["plc_ge_cleanlab"] == 2  # I-35 and II-70; not I+U30
 
 
+def test_targets_count_cells_ahead_of_cleanlab_per_dataset():
+    from benchmarks.tables import summarise, target_figures
+
+    rows = [
+        _cell("a", "I-35", 0, standard=0.80, plc=0.85, cleanlab=0.84),
+        _cell("a", "III-35", 0, standard=0.80, plc=0.80, cleanlab=0.84),
+        _cell("b", "I-35", 0, standard=0.80, plc=0.84, cleanlab=0.84),  # a tie
+        _cell("b", "I-35-flip", 0, standard=0.80, plc=0.70, cleanlab=0.84),
+    ]
+    figures = target_figures(summarise(rows))
+    assert figures["ahead_by_dataset"] == {"a": (1, 2), "b": (1, 1)}  # no stress
+
+
+def test_targets_give_cleanlabs_mean_gain_on_the_pmd_cells():
+    from benchmarks.tables import summarise, target_figures
+
+    rows = [
+        _cell("d", "I-35", 0, standard=0.80, plc=0.90, cleanlab=0.84),
+        _cell("d", "III-35", 0, standard=0.80, plc=0.80, cleanlab=0.78),
+        _cell("d", "I+U30", 0, standard=0.60, plc=0.70, cleanlab=0.90),  # hybrid
+    ]
+    figures = target_figures(summarise(rows))
+    assert figures["pmd_cleanlab_mean_gain"] == pytest.approx((0.04 - 0.02) / 2)
+
+
+def test_corrected_cost_compares_the_runs_plc_corrects_with_cleanlab_on_them():
+    from benchmarks.tables import corrected_cost
+
+    def timed(dataset, termination, plc_s, cleanlab_s):
+        row = _cell(dataset, "I-35", 0, standard=0.8, plc=0.8, cleanlab=0.8)
+        row["PLC"].update(termination=termination, fit_s=plc_s)
+        row["cleanlab"]["fit_s"] = cleanlab_s
+        return row
+
+    rows = [
+        timed("d", "converged", 10.0, 6.0),
+        timed("d", "corrections_contested", 14.0, 5.0),
+        timed("d", "too_weak_to_judge", 2.0, 7.0),  # labels kept: not counted
+        timed("digits", "converged", 1.0, 5.0),  # a net: not counted
+    ]
+    cost = corrected_cost(rows)
+    assert cost["runs"] == 2
+    assert cost["plc"] == pytest.approx(12.0)
+    assert cost["cleanlab"] == pytest.approx(5.5)
+    assert cost["every_run"] == pytest.approx(6.0)  # 1, 2, 10, 14
+
+
 def test_targets_count_stress_cells_on_their_own():
     from benchmarks.tables import summarise, target_figures
 

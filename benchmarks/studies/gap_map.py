@@ -67,10 +67,19 @@ Usage (from the repository root, ``PYTHONPATH=.``)::
     python benchmarks/studies/gap_map.py contest-bar
     python benchmarks/studies/gap_map.py levers
     python benchmarks/studies/gap_map.py spread
+    python benchmarks/studies/gap_map.py seeds
+
+``seeds``: the unseen check's cells ahead of cleanlab on five more seeds
+(103–107: ``python -m benchmarks unseen --jobs 2 --seeds 103 104 105 106 107``,
+log ``unseen_seeds_103_107.json``), alone and with the reported run's three
+(``unseen_contested_first.json``); the count on every choice of three of the
+eight seeds; the cells where cleanlab's lead over the eight seeds is more than
+two standard errors of the paired differences.
 """
 
 import contextlib
 import functools
+import itertools
 import json
 import sys
 import time
@@ -504,6 +513,64 @@ def spread(draws=2000):
         )
 
 
+def _cells_of(runs):
+    """``{(dataset, model, noise): [run, ...]}``."""
+    cells = defaultdict(list)
+    for run in runs:
+        cells[(run["dataset"], run["model"], run["noise"])].append(run)
+    return cells
+
+
+def _ahead_count(runs):
+    """The cells whose PLC mean is at or above cleanlab's."""
+    return sum(
+        np.mean([r["plc"] - r["cleanlab"] for r in cell]) >= 0
+        for cell in _cells_of(runs).values()
+    )
+
+
+def seeds():
+    """Print the unseen check's cells ahead of cleanlab on more seeds."""
+    reported = _check_rows("unseen_contested_first.json")
+    more = _check_rows("unseen_seeds_103_107.json")
+    for name, runs in (
+        ("seeds 100-102 (the reported run)", reported),
+        ("seeds 103-107", more),
+        ("seeds 100-107", reported + more),
+    ):
+        cells = _cells_of(runs).values()
+        gain = [np.mean([r["plc"] - r["standard"] for r in c]) for c in cells]
+        clean = [np.mean([r["cleanlab"] - r["standard"] for r in c]) for c in cells]
+        print(
+            f"{name}: ahead of cleanlab in {_ahead_count(runs)} of {len(gain)} "
+            f"cells; within 0.5 of Standard {sum(g >= -0.005 for g in gain)}; "
+            f"mean gain {100 * np.mean(gain):+.2f} "
+            f"(cleanlab {100 * np.mean(clean):+.2f})"
+        )
+    runs = reported + more
+    seeds_run = sorted({r["seed"] for r in runs})
+    counts = np.array(
+        [
+            _ahead_count([r for r in runs if r["seed"] in trio])
+            for trio in itertools.combinations(seeds_run, 3)
+        ]
+    )
+    print(
+        f"three of the {len(seeds_run)} seeds ({counts.shape[0]} choices): ahead "
+        f"{counts.mean():.1f} ± {counts.std():.1f} (from {counts.min()} to "
+        f"{counts.max()}); at least 64 in {np.mean(counts >= 64):.0%}"
+    )
+    behind = []
+    for key, cell in _cells_of(runs).items():
+        d = 100 * np.array([r["plc"] - r["cleanlab"] for r in cell])
+        error = d.std(ddof=1) / np.sqrt(d.shape[0])
+        if d.mean() + 2 * error < 0:
+            behind.append((d.mean(), error, key))
+    print(f"cleanlab clearly ahead over the eight seeds in {len(behind)} cells:")
+    for mean, error, (dataset, model, noise) in sorted(behind):
+        print(f"  {dataset} {model} {noise}: {mean:+.2f} ± {error:.2f}")
+
+
 def _median_seconds(fit, repeats):
     """The median seconds of `repeats` calls of `fit` after one, and its result."""
     fit()
@@ -598,6 +665,7 @@ if __name__ == "__main__":
         "contest-bar": contest_bar,
         "levers": levers,
         "spread": spread,
+        "seeds": seeds,
     }
     if len(sys.argv) != 2 or sys.argv[1] not in commands:
         raise SystemExit(__doc__)
