@@ -10,14 +10,14 @@ from pathlib import Path
 COMMANDS = {
     "tables": "the paper's Tables 1–2 layout on offline data: Standard, PLC, cleanlab "
     "and clean labels over datasets × noise × seeds (the full grid takes about "
-    "half an hour with --jobs 2)",
+    "16 to 45 minutes with --jobs 2, by the machine's load)",
     "quick": "a representative subset of `tables` (2 datasets × 2 noises × 3 seeds) "
-    "in about a minute with --jobs 2 on 2 cores: the same as `tables --quick`",
+    "in one or two minutes with --jobs 2 on 2 cores: the same as `tables --quick`",
     "speed": "the library's speed ratios",
     "nets": "a skorch 1-D CNN on mnist1d, plain vs PLC, in three regimes, with "
     "per-epoch correction precision",
     "unseen": "Standard vs PLC vs cleanlab on datasets and models the tables never "
-    "use (8 model families × 4 datasets × 3 noises × seeds 100–102; about 50 "
+    "use (8 model families × 4 datasets × 3 noises × seeds 100–102; about 25 "
     "minutes with --jobs 2 for all of them): a check that the defaults carry "
     "over, not a place to choose them",
 }
