@@ -9,7 +9,7 @@ from pathlib import Path
 
 COMMANDS = {
     "tables": "the paper's Tables 1–2 layout on offline data: Standard, PLC, cleanlab "
-    "and clean labels over datasets × noise × seeds (the full grid takes about "
+    "and clean labels over datasets × noise × seeds (the full grid takes "
     "16 to 45 minutes with --jobs 2, by the machine's load)",
     "quick": "a representative subset of `tables` (2 datasets × 2 noises × 3 seeds) "
     "in one or two minutes with --jobs 2 on 2 cores: the same as `tables --quick`",
