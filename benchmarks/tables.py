@@ -661,7 +661,8 @@ def corrected_cost(rows):
         for r in ran
         if "cleanlab" in r
         and not (r["dataset"] in DATASETS and DATASETS[r["dataset"]].uses_torch)
-        and r["PLC"].get("termination") not in KEPT
+        and "termination" in r["PLC"]  # older logs cannot tell a kept run
+        and r["PLC"]["termination"] not in KEPT
     ]
     if not corrected:
         return None
@@ -718,7 +719,11 @@ def target_figures(summary):
     ]
     ahead_by_dataset = {}
     for (dataset, noise), entry in summary.items():
-        if "cleanlab" in entry and NOISE_CELLS[noise].table != STRESS_TABLE:
+        if (
+            "PLC" in entry
+            and "cleanlab" in entry
+            and NOISE_CELLS[noise].table != STRESS_TABLE
+        ):
             ahead, cells = ahead_by_dataset.get(dataset, (0, 0))
             ahead_by_dataset[dataset] = (ahead + _ahead_of_cleanlab(entry), cells + 1)
     return {

@@ -128,6 +128,15 @@ def test_targets_count_cells_ahead_of_cleanlab_per_dataset():
     assert figures["ahead_by_dataset"] == {"a": (1, 2), "b": (1, 1)}  # no stress
 
 
+def test_targets_without_plc_count_no_cell_ahead_of_cleanlab():
+    from benchmarks.tables import summarise, target_figures
+
+    row = _cell("a", "I-35", 0, standard=0.80, plc=0.85, cleanlab=0.84)
+    del row["PLC"]  # --methods Standard cleanlab
+    figures = target_figures(summarise([row]))
+    assert figures["ahead_by_dataset"] == {}
+
+
 def test_targets_give_cleanlabs_mean_gain_on_the_pmd_cells():
     from benchmarks.tables import summarise, target_figures
 
