@@ -318,42 +318,26 @@ def tables(path, base=STUDIES_DIR + "tables_random_corrected.json"):
     ending differ from `base`.
     """
     from benchmarks import tables as tables_module
-    from benchmarks.unseen import KEPT
 
     new = [r for r in _load(path)["runs"] if r["kind"] == "cell"]
     datasets = {r["dataset"] for r in new}
     old = [r for r in _load(base)["runs"] if r["kind"] == "cell"]
     merged = new + [r for r in old if r["dataset"] not in datasets]
-    summary = tables_module.summarise(merged)
-    figures = tables_module.target_figures(summary)
-    ahead, cells_of = defaultdict(int), defaultdict(int)
-    for (dataset, noise), entry in summary.items():
-        stress = tables_module.NOISE_CELLS[noise].table == tables_module.STRESS_TABLE
-        if "cleanlab" in entry and "PLC" in entry and not stress:
-            cells_of[dataset] += 1
-            ahead[dataset] += np.mean(entry["PLC"]) >= np.mean(entry["cleanlab"])
-    ran = [r for r in merged if "PLC" in r]
-    corrected = [
-        r
-        for r in ran
-        if "cleanlab" in r
-        and r["dataset"] not in ("digits", "mnist1d")
-        and r["PLC"]["termination"] not in KEPT
-    ]
-
-    def ratio(runs, method):
-        return np.median([r[method]["fit_s"] / r["Standard"]["fit_s"] for r in runs])
-
-    plc, clean = ratio(corrected, "PLC"), ratio(corrected, "cleanlab")
+    figures = tables_module.target_figures(tables_module.summarise(merged))
+    cost = tables_module.corrected_cost(merged)
     print(
         f"PMD mean {100 * figures['pmd_mean_gain']:+.2f}; >= cleanlab "
         f"{figures['plc_ge_cleanlab']} of {figures['cleanlab_cells']}; "
         f"majority-right within 0.5 {figures['majority_right_within_half_point']} "
-        f"of {figures['majority_right_cells']}; corrected cost {plc:.1f}x against "
-        f"cleanlab's {clean:.1f}x ({plc / clean:.2f}, {len(corrected)} runs); "
-        f"every run's median {ratio(ran, 'PLC'):.1f}x"
+        f"of {figures['majority_right_cells']}; corrected cost {cost['plc']:.1f}x "
+        f"against cleanlab's {cost['cleanlab']:.1f}x "
+        f"({cost['plc'] / cost['cleanlab']:.2f}, {cost['runs']} runs); "
+        f"every run's median {cost['every_run']:.1f}x"
     )
-    print("ahead by dataset:", {d: f"{ahead[d]}/{cells_of[d]}" for d in cells_of})
+    print(
+        "ahead by dataset:",
+        {d: f"{a}/{n}" for d, (a, n) in figures["ahead_by_dataset"].items()},
+    )
     before = {(r["dataset"], r["noise"], r["seed"]): r for r in old if "PLC" in r}
     for run in new:
         earlier = before.get((run["dataset"], run["noise"], run["seed"]))

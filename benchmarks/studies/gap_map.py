@@ -488,11 +488,10 @@ def spread(draws=2000):
         ("unseen", "unseen_contested_first.json"),
         ("second check", "fresh_contested_first.json"),
     ):
-        cells = defaultdict(list)
-        for run in _check_rows(log):
-            key = (run["dataset"], run["model"], run["noise"])
-            cells[key].append(100 * (run["plc"] - run["cleanlab"]))
-        differences = [np.array(values) for values in cells.values()]
+        differences = [
+            100 * np.array([r["plc"] - r["cleanlab"] for r in cell])
+            for cell in _cells_of(_check_rows(log)).values()
+        ]
         counts = np.array(
             [
                 sum(
