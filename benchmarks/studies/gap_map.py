@@ -68,6 +68,8 @@ Usage (from the repository root, ``PYTHONPATH=.``)::
     python benchmarks/studies/gap_map.py levers
     python benchmarks/studies/gap_map.py spread
     python benchmarks/studies/gap_map.py seeds
+    python benchmarks/studies/gap_map.py undone-replay [trees]
+    python benchmarks/studies/gap_map.py fold-reuse
 
 ``seeds``: the unseen check's cells ahead of cleanlab on five more seeds
 (103–107: ``python -m benchmarks unseen --jobs 2 --seeds 103 104 105 106 107``,
@@ -75,6 +77,19 @@ log ``unseen_seeds_103_107.json``), alone and with the reported run's three
 (``unseen_contested_first.json``); the count on every choice of three of the
 eight seeds; the cells where cleanlab's lead over the eight seeds is more than
 two standard errors of the paired differences.
+
+``undone-replay``: an offline replay, no fit: every run the library ends
+``"undone"`` (or, with ``trees``, only the tree families' undone runs) is
+given cleanlab's logged accuracy, the best a removal on fresh folds could do
+there (the contested ending's action), and the cells are counted again on
+dev, the unseen check (seeds 100-102 and 103-107) and the second check.
+
+``fold-reuse``: the issue's lever "reuse fold models whose labels did not
+change", measured: 27 runs of the tables' dev split (wine, wine-rf,
+synthetic-5-rf; Type-I and III at 35%, I+U30; seeds 100-102), counting the
+fold fits of each run whose training rows, their labels and the predicted
+rows repeat an earlier fold fit of the same run (a seeded estimator would
+then give the same model).
 """
 
 import contextlib
@@ -654,6 +669,101 @@ def levers():
                 )
 
 
+def _replayed(runs, trees_only):
+    """`runs` with each undone run's PLC accuracy replaced by cleanlab's."""
+    replayed, changed = [], []
+    for run in runs:
+        tree = family(run["dataset"], run["model"]) == "trees"
+        if run["termination"] == "undone" and (tree or not trees_only):
+            changed.append(run["cleanlab"] - run["plc"])
+            run = {**run, "plc": run["cleanlab"]}
+        replayed.append(run)
+    return replayed, changed
+
+
+def _cell_figures(runs):
+    """Mean gain over Standard a cell, cells within 0.5, cells ahead of cleanlab."""
+    cells = _cells_of(runs).values()
+    gains = [np.mean([r["plc"] - r["standard"] for r in c]) for c in cells]
+    return 100 * np.mean(gains), sum(g >= -0.005 for g in gains), _ahead_count(runs)
+
+
+def undone_replay(trees_only=False):
+    """Print each set's cells with the undone runs given cleanlab's accuracy."""
+    dev = [
+        {
+            "dataset": row["dataset"],
+            "model": row["model"],
+            "noise": row["noise"],
+            "plc": accuracy,
+            "cleanlab": row["cleanlab"],
+            "standard": row["std"],
+            "termination": ending,
+        }
+        for row, accuracy, ending in dev_runs_now()
+    ]
+    sets = {
+        "dev": dev,
+        "unseen 100-102": _check_rows("unseen_contested_first.json"),
+        "unseen 103-107": _check_rows("unseen_seeds_103_107.json"),
+        "second check": _check_rows("fresh_contested_first.json"),
+    }
+    scope = "tree runs" if trees_only else "runs"
+    print(f"undone {scope} given cleanlab's accuracy (the MLP's runs aside)")
+    print("set: cells, mean gain, within 0.5, ahead of cleanlab: now -> replayed")
+    for name, runs in sets.items():
+        runs = [r for r in runs if r["model"] != "mlp"]
+        replayed, changed = _replayed(runs, trees_only)
+        (mean, within, ahead), (mean_r, within_r, ahead_r) = (
+            _cell_figures(runs),
+            _cell_figures(replayed),
+        )
+        print(
+            f"  {name:15s} {len(_cells_of(runs))} cells: {mean:+.2f} -> {mean_r:+.2f}, "
+            f"{within} -> {within_r}, {ahead} -> {ahead_r}; {len(changed)} runs "
+            f"replaced, cleanlab - PLC {100 * np.mean(changed):+.2f} a run"
+        )
+
+
+def fold_reuse():
+    """Count the fold fits a run repeats on the same rows and labels."""
+    import hashlib
+
+    import sklearn_plc._out_of_fold as out_of_fold
+    from benchmarks.studies.common import noisy_cell, patched
+    from sklearn_plc import PLCClassifier
+
+    warnings.simplefilter("ignore")
+    fold_proba = out_of_fold._fold_proba
+    seen, repeats = set(), [0]
+
+    def recorded(estimator, X, labels, train, predicted, classes, params, fit=None):
+        key = tuple(
+            hashlib.sha1(np.ascontiguousarray(part).tobytes()).hexdigest()
+            for part in (train, labels[train], predicted)
+        ) + (fit is None,)
+        repeats[0] += key in seen
+        seen.add(key)
+        return fold_proba(estimator, X, labels, train, predicted, classes, params, fit)
+
+    fits = runs = 0
+    with patched(out_of_fold, _fold_proba=recorded):
+        for dataset in ("wine", "wine-rf", "synthetic-5-rf"):
+            for noise in ("I-35", "III-35", "I+U30"):
+                for seed in (100, 101, 102):
+                    X, _, _, _, y_noisy, make_model = noisy_cell(
+                        dataset, "base", noise, seed
+                    )
+                    seen.clear()
+                    PLCClassifier(make_model(), random_state=seed).fit(X, y_noisy)
+                    fits += len(seen)
+                    runs += 1
+    print(
+        f"{runs} runs, {fits} distinct fold fits, {repeats[0]} fold fits that "
+        f"repeat an earlier one's rows and labels"
+    )
+
+
 if __name__ == "__main__":
     commands = {
         "endings": endings,
@@ -665,7 +775,12 @@ if __name__ == "__main__":
         "levers": levers,
         "spread": spread,
         "seeds": seeds,
+        "undone-replay": undone_replay,
+        "fold-reuse": fold_reuse,
     }
-    if len(sys.argv) != 2 or sys.argv[1] not in commands:
+    if sys.argv[1:] == ["undone-replay", "trees"]:
+        undone_replay(trees_only=True)
+    elif len(sys.argv) != 2 or sys.argv[1] not in commands:
         raise SystemExit(__doc__)
-    commands[sys.argv[1]]()
+    else:
+        commands[sys.argv[1]]()
