@@ -738,10 +738,13 @@ def fold_reuse():
     seen, repeats = set(), [0]
 
     def recorded(estimator, X, labels, train, predicted, classes, params, fit=None):
-        key = tuple(
-            hashlib.sha1(np.ascontiguousarray(part).tobytes()).hexdigest()
-            for part in (train, labels[train], predicted)
-        ) + (fit is None,)
+        key = (
+            *(
+                hashlib.sha1(np.ascontiguousarray(part).tobytes()).hexdigest()
+                for part in (train, labels[train], predicted)
+            ),
+            fit is None,
+        )
         repeats[0] += key in seen
         seen.add(key)
         return fold_proba(estimator, X, labels, train, predicted, classes, params, fit)
