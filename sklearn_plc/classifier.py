@@ -91,122 +91,93 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     ----------
     estimator : estimator object, default=None
         A classifier with ``fit`` and ``predict_proba``; cloned, never
-        modified. It is trained on labels from y's own label space, so
-        per-class parameters such as a ``class_weight`` dict are given in your
-        labels. ``None`` means ``RandomForestClassifier()``: a forest fits raw
-        features without scaling or convergence settings and memorises its
-        training labels, which PLC needs to tell the wrong ones, and its 100
-        trees judge each sample out of bag (one fit a round). An ``MLPClassifier``
-        (alone or last in a Pipeline) is trained once, with a correction pass
-        after every epoch; another estimator with ``partial_fit`` can be, with
-        ``confidence="eval_pass"``. A
-        skorch ``NeuralNetClassifier`` (or ``NeuralNetBinaryClassifier``) is
-        trained once, with a correction pass after every epoch, on class
-        indices (positions in ``classes_``; a per-class ``criterion__weight``
-        follows that order); its module must return logits with
+        modified, and trained on labels from y's own label space (a
+        ``class_weight`` dict is given in your labels). ``None`` means
+        ``RandomForestClassifier()``: it fits raw features and memorises its
+        labels, which PLC needs, and its 100 trees judge each sample out of
+        bag. A skorch ``NeuralNetClassifier`` (or ``NeuralNetBinaryClassifier``)
+        or an ``MLPClassifier`` is trained once, with a correction pass after
+        every epoch. A skorch net is trained on class indices (positions in
+        ``classes_``; a ``criterion__weight`` follows that order), its module
+        must return logits with
         ``criterion=torch.nn.CrossEntropyLoss``, and it should have
         ``iterator_train__shuffle=True``.
 
     theta : float in (0, 1), default=0.3
         Initial threshold ``δ0`` (the paper's ``exp(θ0)``): a label is
         corrected when its probability is below ``theta`` times the top one.
-        Smaller is stricter. 0.3 is the paper's value, and accuracy moved by
-        less than a point over 0.2–0.5 there; tune it with ``beta`` in a grid
-        search.
+        Smaller is stricter. 0.3 is the paper's value; tune it with ``beta``
+        in a grid search.
 
     beta : float > 0, default=0.1
         Step by which the threshold is relaxed after a quiet pass (see
-        ``schedule``). The paper found 0.05–0.3 equally good. A net or a
-        ``partial_fit`` run relaxes it only once the loss on the current
-        labels has also stopped improving (the learner's ``tol`` for its
-        ``n_iter_no_change`` epochs; for a net 1e-4 for 10 epochs): a pass is
-        quiet too while the model is still unsure, and a threshold relaxed
-        then relabels at that ratio for every epoch after.
+        ``schedule``); the paper found 0.05–0.3 equally good. A net or a
+        ``partial_fit`` run relaxes it only once its loss on the current
+        labels has also stopped improving.
 
     theta_end : float in (0, 1], default=0.9
-        Largest threshold, the authors' cap. Must be at least ``theta``.
-        Lower it to stop before the loosest corrections. With
-        ``contested="set_aside"`` the threshold stops at 1/2 (1/3 in two
-        classes) whatever its value above that.
+        Largest threshold, the authors' cap; at least ``theta``. Lower it to
+        stop before the loosest corrections. With ``contested="set_aside"``
+        the threshold stops at 1/2 (1/3 in two classes).
 
     schedule : {"additive", "multiplicative"}, default="additive"
         ``"additive"``: ``δ ← min(δ + beta, theta_end)``, the authors'
         scripts, whose results the paper reports. ``"multiplicative"``:
-        ``δ ← min(δ (1 + beta), theta_end)``, the paper's Algorithm 1, for
-        comparing with it.
+        ``δ ← min(δ (1 + beta), theta_end)``, the paper's Algorithm 1.
 
     min_correction_rate : float in [0, 1) or "auto", default="auto"
         A pass that changes at most this fraction of the labels is quiet: it
-        relaxes the threshold and, at ``theta_end``, ends the run. ``"auto"``:
-        0.001 for a net or a ``partial_fit`` run (the authors' value for a
-        pass per epoch), 0.1 for a refit estimator, where each round costs
-        ``cv`` fits: refits after fewer changes cost a third more time for
-        about the same accuracy, more only on very small data. A refit
-        estimator is refit only once more labels have changed since its last
-        fit than a quiet pass may change. 0 is Algorithm 1 ("no label
-        changed"). Raise it to make fewer refits; on a hundred or so samples,
-        where every relabel moves the next model, 0.05 or less can be worth
-        its cost.
+        relaxes the threshold, and at ``theta_end`` ends the run; a refit
+        estimator is refit only once more labels changed since its last fit.
+        ``"auto"``: 0.001 for a net or a ``partial_fit`` run (one pass an
+        epoch), 0.1 for a refit estimator, where each refit costs ``cv``
+        fits. 0 is Algorithm 1 ("no label changed"). Raise it for fewer
+        refits; on a hundred or so samples, where every relabel moves the next
+        model, 0.05 can be worth its cost.
 
     warm_up : int >= 0 or "auto", default="auto"
         Rounds (epochs, for a net) of training before the first pass.
         ``"auto"``: for a net or a ``partial_fit`` run, the epoch at which its
-        agreement with the labels levels off, before it memorises them (at
-        most half of the epochs; ``warm_up_``); 0 for a refit estimator,
-        which is refit to convergence each round. Set it for an estimator
-        that continues training on each fit (``warm_start``,
-        ``confidence="in_sample"``).
+        agreement with the labels levels off, before it memorises them
+        (``warm_up_``); 0 for a refit estimator. Set it for an estimator that
+        continues training on each fit (``warm_start``, ``"in_sample"``).
 
     max_iter : int >= 1, default=30
-        Most rounds (passes) for a refit estimator; a net runs one pass per
-        epoch for its ``max_epochs``, a ``partial_fit`` run for at most the
-        estimator's own ``max_iter``. Refit runs end
-        well before 30 (a warning says when one does not).
+        Most rounds for a refit estimator (a warning says when a run reaches
+        it; they end well before). A net runs its ``max_epochs``, a
+        ``partial_fit`` run at most the learner's own ``max_iter``.
 
     confidence : {"auto", "in_sample", "cv", "oob", "training_pass", \
 "eval_pass"}, default="auto"
-        Where each round's probabilities come from. ``"cv"``: out-of-fold,
-        each sample predicted by a model that did not see its label (``cv``
-        fits a round). ``"oob"``: the out-of-bag predictions of a bagging
-        ensemble (``oob_score`` and ``bootstrap=True``): one fit a round, with
-        coarser probabilities. ``"in_sample"``: one fit a round, predicting its
-        own training samples; only for models that do not memorise.
-        ``"training_pass"`` (nets): the outputs recorded during each epoch's
-        training passes, at no extra cost. ``"eval_pass"``: one training run
-        with a prediction of every sample after each epoch; for a net, or for
-        an iteratively trained estimator with ``partial_fit`` and ``max_iter``,
-        alone or last in a Pipeline (an epoch is one ``partial_fit`` call on
-        the samples in a new order; the run ends as the learner's ``fit``
-        would once the labels settle, at most after its ``max_iter`` epochs;
-        in two classes it relabels only at a margin of 1/2). About two plain
-        fits instead of a refit a round; for learners that memorise their
-        labels (``MLPClassifier``), not linear ones. ``"auto"``:
-        ``"training_pass"`` for a skorch net, ``"eval_pass"`` for an
-        ``MLPClassifier`` that ``partial_fit`` can train (a net learns the
-        common pattern before it memorises its wrong labels, which a run
-        corrected every epoch relies on), ``"oob"`` for a bagging ensemble of
-        at least 100 members (about 37 of them leave out each sample, a vote
-        fine enough to relabel by, at one fit a round instead of ``cv``),
-        else ``"cv"``, sound for every estimator (``confidence_``). It keeps folds
-        wherever you chose them: ``cv`` other than 3, or ``groups``. Choose
-        ``"cv"`` for an ``MLPClassifier`` to have the memorisation test and
-        the undo judge its corrections, at about four times the cost, and
-        ``"oob"`` for a smaller bagging ensemble only where the cost matters
-        more than the gain: its out-of-bag vote (11 of 30 members) is coarse.
+        Where each round's probabilities come from. ``"cv"``: out of fold
+        (``cv`` fits a round), sound for every estimator. ``"oob"``: a bagging
+        ensemble's out-of-bag votes, one fit a round. ``"in_sample"``: a model
+        predicting its own training samples; only for models that do not
+        memorise. ``"training_pass"`` (skorch nets): the outputs of each
+        epoch's training passes, at no extra cost. ``"eval_pass"``: one
+        training run with a prediction of every sample after each epoch, for a
+        net or an estimator with ``partial_fit`` and ``max_iter`` (alone or
+        last in a Pipeline); about two plain fits, but with no memorisation
+        test or held-out judge, so only for learners that memorise (an MLP,
+        not a linear model). ``"auto"``: ``"training_pass"`` for a skorch net,
+        ``"eval_pass"`` for an ``MLPClassifier``, ``"oob"`` for a bagging
+        ensemble of at least 100 members, else ``"cv"``, and ``"cv"`` wherever
+        you chose folds (``cv`` other than 3, or ``groups``); ``confidence_``
+        says which. Choose ``"cv"`` for an MLP to have its corrections judged,
+        at about four times the cost. User guide: "Where the confidence comes
+        from".
 
     cv : int, cross-validation generator or iterable, default=3
-        Folds for ``confidence="cv"``. An int means a shuffled
+        Folds for ``confidence="cv"``; an int means a shuffled
         :class:`~sklearn.model_selection.StratifiedKFold` seeded by
         ``random_state``. 3 because PLC needs held-out probabilities, not the
         best held-out model, and 3 folds cost half of 5. Pass a group-aware
         splitter (with ``groups`` in ``fit``) when samples come in groups.
-        Any other value makes ``confidence="auto"`` use folds.
 
     window : int >= 1, default=5
         Number of recent models (refits, or epochs for a net) whose
         probabilities are averaged for each pass, as the authors average the
-        last 5 epochs; a label then changes only where several rounds agree,
-        which damps refit-to-refit drift. A quiet round adds no model.
+        last 5 epochs: a label changes only where several rounds agree.
 
     min_confidence : float in [0, 1], default=0.0
         Correct only where the new class has at least this (averaged)
@@ -217,9 +188,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     runner_up_ratio : float in (0, 1], default=0.5
         Correct only where every third class has at most this fraction of the
         new class's probability, so that a label is not moved to one of two
-        classes the model cannot tell apart. 0.5 (twice as likely) kept more
-        cells close to plain training at the same mean gain; 1 is the paper's
-        rule, better under heavy uniform noise. No effect with two classes.
+        classes the model cannot tell apart. 1 is the paper's rule, better
+        under heavy uniform noise. No effect with two classes.
 
     distribution_alignment : bool, default=True
         Before each pass, rescale the probabilities so that their mean follows
@@ -229,43 +199,25 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         pass. False is the paper's rule.
 
     min_memorisation : float in [0, 1), default=0.1
-        Correct only a model that memorises its labels (``"cv"`` or ``"oob"``).
-        The first round measures the share of the labels its held-out
-        predictions contradict that it fits in sample (``memorisation_``);
-        unless that rate, less one standard error, reaches
-        ``min_memorisation``, the labels are kept as given
-        (``termination_condition_ == "not_memorising"``). A model that averages
-        the noise out only entrenches its own errors by relabelling. The same
-        round also refuses a model too weak to judge: one that, held out,
-        surely disputes more labels than it confirms (the label at most half
-        the top class's probability, a third in two classes; more by over one
-        standard error, ``memorisation_["judge_margin"]``), whose disputes are
-        its own errors as often as the labels'
-        (``termination_condition_ == "too_weak_to_judge"``); it relabels
-        nothing (see ``contested`` for the labels it may still leave out). A
-        model that does not memorise relabels nothing, but with ``"cv"`` and
-        ``contested="auto"`` or ``"set_aside"`` its sure disputes are left out
-        of the final fit when fold models fitted without them agree clearly
-        better (three standard errors) with held-out given labels
-        (``selection_``, ``set_aside_``): removal needs only that a label is
-        doubtful, not that the model knows the right class. 0 skips both tests
-        and corrects whatever the model, as the paper does.
+        Correct only a model that memorises its labels (``"cv"`` or
+        ``"oob"``): unless the first round's memorisation rate, less one
+        standard error, reaches this (``memorisation_``), the labels are kept
+        as given (``"not_memorising"``), since a model that averages the noise
+        out only entrenches its own errors by relabelling. The same round
+        keeps the labels of a model too weak to judge, which surely disputes
+        more of them than it confirms (``"too_weak_to_judge"``). 0 skips both
+        tests and corrects whatever the model, as the paper does. User guide:
+        "Whether to correct at all".
 
     revert_if_worse : bool, default=True
-        Undo every correction when the models trained on the corrected labels
-        agree with the given labels clearly worse (by more than one standard
-        error and one judged sample, so that one sample never decides; any
-        loss on ``trusted`` samples) than the models trained on the
-        labels as given, on samples none of them trained on (see
-        ``validation_fraction``; ``"cv"`` or ``"oob"`` only; evidence in
-        ``selection_``). The judged refits train on the hard corrected
-        labels; with ``"cv"``, where the final fit weighs the relabels
-        (``contested``), an undo is confirmed on the same folds fitted once
-        more as the final fit is, and undone only if those models also agree
-        clearly worse. A refit that agrees worse by two standard errors stops
-        the run there. A loss too small to undo contests the corrections
-        instead (``contested="auto"``). It cannot see noise whose majority is
-        the wrong class. False keeps the corrections whatever the evidence.
+        Undo every correction when models trained on the corrected labels
+        agree with the given labels of held-out samples clearly worse (by one
+        standard error and one sample; any loss on ``trusted`` samples) than
+        models trained on the labels as given (``"undone"``, evidence in
+        ``selection_``; ``"cv"`` or ``"oob"`` only). A loss too small to undo
+        contests the corrections instead (see ``contested``). It cannot see
+        noise whose majority is the wrong class. False keeps the corrections
+        whatever the evidence. User guide: "Undoing corrections that did harm".
 
     validation_fraction : float in (0, 1) or None, default=0.2
         Share of the samples, stratified, that no correcting model trains on,
@@ -273,59 +225,34 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         still corrected, and the final model trains on every sample. 0.2
         leaves enough to judge and most to correct with. ``None`` judges on
         every sample's held-out prediction, which leaks (a memorising model
-        then seems to gain), so the undo rarely fires. Not used with
-        ``trusted`` samples, which judge instead, nor with folds given as
-        index pairs.
+        then seems to gain). Not used with ``trusted`` samples, nor with folds
+        given as index pairs.
 
     contested : {"auto", "weigh", "keep", "set_aside"}, default="auto"
-        What the final fit does with doubtful relabels. ``"weigh"``: each
-        relabelled sample is fitted with its new label at weight
-        ``p_new / (p_new + p_given)`` of the held-out probabilities and with its
-        given label at the rest (``relabel_weight_``): a sure relabel counts
-        fully, a coin toss counts for neither class, and a wrong flip no longer
-        counts as a whole wrong label. ``"auto"`` (the default) weighs where the
-        estimator's ``fit`` takes ``sample_weight`` (for a Pipeline, its last
-        step's); where it takes none (k-NN), a label cannot count in part, so
-        the relabelled samples and those the model still disputes are left out
-        of the final fit instead (``set_aside_``), and of the fold fits after
-        the first round. ``"keep"``: the hard corrected labels, the paper's
-        rule; use it to compare with the paper, or to train an unweighted
-        model on every sample. ``"set_aside"``:
-        relabel only where the new class is at least twice as likely as the
-        label (in two classes, at a margin of one half) and leave the other
-        disputed samples out of the final fit (``set_aside_``); it costs on
-        very small data and with many classes. ``"cv"`` and ``"oob"`` only.
-        Where the model does not memorise (``min_memorisation``), ``"auto"``
-        and ``"set_aside"`` may still leave its sure disputes out of the final
-        fit, on clear held-out evidence; ``"keep"`` and ``"weigh"`` then fit
-        every sample. Where models trained on the corrected labels agree with
-        the held-out samples' labels less than models trained on the labels as
-        given, but not clearly enough to undo (``revert_if_worse``), the
-        corrections as a whole are contested, and ``"auto"`` keeps the labels
-        as given and leaves out of the final fit the samples that confident
-        learning (:func:`~sklearn_plc.correction.confident_label_issues`)
-        disputes on new held-out models of every sample, averaged with the
-        first round's (``termination_condition_ == "corrections_contested"``):
-        a wrong flip trains a wrong label, a sample left out costs one sample.
-        This takes ``cv`` more fold fits (one more ensemble fit with
-        ``"oob"``). Where the model memorises nearly every label it disputes
-        (memorisation rate 0.8 or more: tree ensembles, boosting) and the
-        final fit trains on every sample (the corrections kept, undone, or a
-        model too weak to judge), ``"auto"`` and ``"set_aside"`` also leave
-        out of it the first
-        round's disputed labels more likely drawn at random than confused by
-        the model (``memorisation_["random_label_share"]``; three or more
-        classes): such a model gives each of them a region of its own, and a
-        label drawn at random carries no trace of the right class, so
-        relabelling it is a guess where leaving it out is not. Noise that
-        follows the features lands where the model is confused, so there
-        nothing is left out.
+        What the final fit does with doubtful labels (``"cv"`` and ``"oob"``).
+        ``"weigh"``: each relabel is fitted with its new label at weight
+        ``p_new / (p_new + p_given)`` of the held-out probabilities and with
+        its given label at the rest (``relabel_weight_``), so a coin-toss flip
+        counts for neither class. ``"auto"`` weighs where the estimator's
+        ``fit`` takes ``sample_weight``, and otherwise (k-NN) leaves the
+        relabelled and still-disputed samples out (``set_aside_``); where the
+        held-out judge measures a loss too small to undo, it keeps the labels
+        as given and leaves out what confident learning disputes instead
+        (``"corrections_contested"``, ``cv`` more fits); where a model that
+        memorises fits every sample, it leaves out the disputed labels that
+        look drawn at random; and where the model does not memorise, its sure
+        disputes on clear held-out evidence. ``"keep"``: the hard corrected
+        labels, the paper's rule, to compare with it. ``"set_aside"``:
+        relabel only where the new class is twice as likely as the label (a
+        margin of 1/2 in two classes) and leave the other disputed samples
+        out; it costs on very small data and with many classes. User guide:
+        "Doubtful relabels in the final fit".
 
     final_fit : bool, default=True
         Fit ``estimator_`` on the corrected labels after the loop (a net's run
         already ends on them). False saves that fit when only ``labels_`` is
-        needed, e.g. to train another model on them; with ``"cv"`` no model is
-        then kept and the prediction methods raise ``NotFittedError``.
+        needed; with ``"cv"`` no model is then kept and the prediction methods
+        raise ``NotFittedError``.
 
     n_jobs : int, default=None
         Parallel jobs for the folds of ``confidence="cv"``; with ``"oob"``,
@@ -339,11 +266,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``labels_`` reproducible. None leaves the estimator's own seeds.
 
     verbose : int, default=0
-        1: a progress bar over the rounds as they run (threshold, corrections),
-        then one line that says what happened and why (corrected, converged,
-        labels kept because the model does not memorise them, corrections
-        undone). 2: also one line per round (threshold, corrections, refit,
-        held-out agreement).
+        1: a progress bar over the rounds, then one line that says what
+        happened and why. 2: also one line per round (threshold, corrections,
+        refit, held-out agreement).
 
     Attributes
     ----------
@@ -361,11 +286,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``labels_`` keeps the label as given.
 
     corrections_ : dict of ndarray
-        Every label change in order, as parallel arrays: ``"round"`` (index
-        into ``history_``), ``"sample"`` (row of X), ``"from"`` and ``"to"``
-        (in the caller's label space), an undo's changes last, so replaying
-        them on y gives ``labels_``; ``pandas.DataFrame(corrections_)`` gives
-        a table.
+        Every label change in order, as parallel arrays ``"round"``,
+        ``"sample"`` (row of X), ``"from"`` and ``"to"``, an undo's changes
+        last, so replaying them on y gives ``labels_``;
+        ``pandas.DataFrame(corrections_)`` gives a table.
 
     n_iter_ : int
         Number of rounds run (epochs, for a net with per-epoch correction).
@@ -374,69 +298,40 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         The threshold after the last round.
 
     history_ : list of dict
-        One dict per round: ``"round"``, ``"threshold"`` (used in the pass),
-        ``"n_corrected"`` (labels the pass changed), ``"n_changed"`` (labels
-        differing from ``y`` after it), ``"refit"`` (whether the round trained
-        a new model; False when no label had changed since the last fit) and
-        ``"holdout_agreement"`` (``"cv"`` or ``"oob"``: the held-out agreement
-        with the given labels of that refit's models; else None) and
-        ``"n_contested"`` (labels contested after the pass, see ``contested``;
-        None in a round without a pass), ``"warm_up"`` (a net's warm-up
-        epoch: no pass) and ``"undo"``. When the corrections are undone (or
-        contested, ``"corrections_contested"``), a last record with
-        ``"undo": True`` sets them back (``"n_corrected"`` labels,
-        ``"n_changed"`` 0), so the last record always describes ``labels_``;
-        it is not a round (``n_iter_`` does not count it).
+        One dict per round: ``"round"``, ``"threshold"``, ``"n_corrected"``
+        (labels the pass changed), ``"n_changed"`` (labels differing from
+        ``y`` after it), ``"refit"``, ``"holdout_agreement"`` (the refit's
+        held-out agreement with the given labels, or None), ``"n_contested"``,
+        ``"warm_up"`` and ``"undo"``. Where the labels go back to those given,
+        a last record with ``"undo": True`` (not a round) says so.
         ``pandas.DataFrame(history_)`` gives a table.
 
     termination_condition_ : {"converged", "max_iter", "not_memorising", \
 "too_weak_to_judge", "undone", "corrections_contested", "max_epochs", \
 "interrupted"}
-        ``"converged"``: a pass at ``theta_end`` was quiet (a ``partial_fit``
-        run: and its loss stopped improving); ``"max_iter"``:
-        ``max_iter`` rounds ran first (with a ``ConvergenceWarning``);
-        ``"not_memorising"``: the labels are returned as given because the
-        model does not memorise them (``memorisation_``);
-        ``"too_weak_to_judge"``: the labels are returned as given because the
-        model surely disputes more of them than it confirms
-        (``memorisation_["judge_margin"]``), its disputed labels that look
-        drawn at random possibly left out of the final fit (``set_aside_``,
-        see ``contested``); after ``"not_memorising"`` the
-        sure disputes may be left out of the final fit
-        (``selection_["chosen"]``, ``set_aside_``); ``"undone"``: the
-        corrections trained worse models on held-out samples and were undone
-        (``selection_["undone"]``); ``"corrections_contested"``: they trained
-        models that did worse on the held-out samples, though not clearly, and
-        the labels are returned as given with the samples that confident
-        learning disputes left out of the final fit (``set_aside_``, see
-        ``contested``); ``"max_epochs"``: a net ran its
-        ``max_epochs``, a ``partial_fit`` run its learner's ``max_iter``;
-        ``"interrupted"``: a net stopped early (skorch's
-        ``EarlyStopping``), its last epoch corrected.
+        Why the run ended: a quiet pass at ``theta_end`` (``"converged"``);
+        ``max_iter`` rounds, with a ``ConvergenceWarning``; the labels kept as
+        given because the model does not memorise them, is too weak to judge
+        them (see ``min_memorisation``), or the corrections trained worse
+        models (``"undone"``, see ``revert_if_worse``);
+        ``"corrections_contested"``: the labels kept as given and the samples
+        confident learning disputes left out (see ``contested``); a net or a
+        ``partial_fit`` run that ran all its epochs (``"max_epochs"``), or a
+        net stopped early by a callback (``"interrupted"``). User guide:
+        "PLC or cleanlab's removal? Read termination_condition_".
 
     confidence_ : str
         The confidence used: ``confidence``, or what ``"auto"`` chose.
 
     memorisation_ : dict or None
-        The memorisation test's evidence (``"cv"`` or ``"oob"``, with
+        The first round's evidence (``"cv"`` or ``"oob"``, with
         ``min_memorisation > 0``): ``"in_sample_agreement"`` and
-        ``"out_of_fold_agreement"`` (share of the given labels predicted by
-        models that trained on the sample, and by models that did not: the
-        fold models, or the ensemble out of bag), ``"rate"``
-        (:func:`~sklearn_plc.correction.memorisation_rate`) and its
-        ``"standard_error"``; ``"sure_disputes"`` (share of the labels whose
-        held-out probability is at most half the top class's, a third in two
-        classes) and ``"judge_margin"`` (out-of-fold agreement less
-        ``"sure_disputes"``) with its ``"judge_margin_standard_error"``: below
-        zero by more than one standard error, the model is too weak to judge.
-        With ``contested="auto"`` or ``"set_aside"``, a run that ends
-        ``"converged"``, ``"max_iter"``, ``"undone"`` or
-        ``"too_weak_to_judge"`` also gets ``"random_label_share"``: the
-        share of the first round's held-out disputes that look like labels
-        drawn at random rather than the model's own confusions (a mixture
-        fitted to the given labels' probabilities; near 0 under noise that
-        follows the features; NaN where the probabilities carry no evidence,
-        None in two classes). None otherwise.
+        ``"out_of_fold_agreement"`` with the given labels, the memorisation
+        ``"rate"`` and its ``"standard_error"``, ``"sure_disputes"``,
+        ``"judge_margin"`` and ``"judge_margin_standard_error"`` (the refusal
+        of a model too weak to judge), and, where read,
+        ``"random_label_share"`` (the share of the disputes that look drawn at
+        random). None otherwise.
 
     validation_indices_ : ndarray of int or None
         The samples that judged the corrections: the set-aside (see
@@ -444,39 +339,24 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         sample judged or none did.
 
     set_aside_ : ndarray of bool of shape (n_samples,)
-        The samples left out of the final fit as doubtful (see ``contested``:
-        ``"set_aside"``, or ``"auto"`` with an estimator that takes no sample
-        weights; where the model does not memorise, the sure disputes that
-        ``selection_`` chose to leave out; where the corrections were contested,
-        the labels that confident learning disputes; where a model that
-        memorises fits every sample, the disputed labels that look drawn at
-        random, see ``contested``); all False when none were.
+        The samples left out of the final fit as doubtful (see ``contested``);
+        all False when none were.
 
     relabel_weight_ : ndarray of float of shape (n_samples,)
-        The weight of each sample's label (``labels_``) in the final fit; where
-        below 1, the given label was also fitted, at the rest (see
+        The weight of each sample's label (``labels_``) in the final fit;
+        where below 1, the given label was also fitted, at the rest (see
         ``contested="weigh"``). All 1 when no relabel was weighed. A sample in
         ``set_aside_`` was not fitted at all; its entry is the weight its
         relabel was given before it was left out.
 
     selection_ : dict or None
-        The held-out comparison that chose what the final fit trained on
-        (``"cv"`` or ``"oob"``). ``"compared"``: ``"corrections"`` (the
-        corrected labels against the labels as given) or, where the model does
-        not memorise, ``"set_aside"`` (the labels as given without the first
-        round's sure disputes, against every sample; ``"cv"`` only: the fold
-        fits leave out the fold-trained ones, and where chosen the final fit
-        all ``"n_set_aside"`` of them, the judging samples' too).
-        ``"round"`` and ``"holdout_agreement"`` of the compared labels'
-        models, ``"given_labels_agreement"``, the paired ``"gain"`` of the
-        first over the second with its ``"standard_error"``, ``"n_judged"``,
-        ``"chosen"`` (whether the final fit trained on the compared labels),
-        ``"undone"`` (whether ``revert_if_worse`` undid the corrections for
-        this evidence, returning the labels as given; where they were
-        contested instead, ``"chosen"`` and ``"undone"`` are both False and
-        ``"n_set_aside"`` counts the samples left out), and ``"weighed"`` (the
-        evidence comes from fold models that weighed the relabels as the final
-        fit does; see ``revert_if_worse``). None when nothing was compared.
+        The held-out comparison that chose what the final fit trained on:
+        ``"compared"`` (``"corrections"``, or ``"set_aside"`` for a model that
+        does not memorise), ``"round"``, ``"holdout_agreement"``,
+        ``"given_labels_agreement"``, the paired ``"gain"`` and its
+        ``"standard_error"``, ``"n_judged"``, ``"chosen"``, ``"undone"``,
+        ``"weighed"`` and, where samples were left out, ``"n_set_aside"``.
+        None when nothing was compared.
 
     recorded_bytes_ : int
         Nets only: the largest memory held by the recorded outputs
@@ -520,7 +400,6 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     >>> import numpy as np
     >>> from sklearn.datasets import make_classification
     >>> from sklearn.ensemble import RandomForestClassifier
-    >>> from sklearn.linear_model import LogisticRegression
     >>> from sklearn_plc import PLCClassifier
     >>> X, y = make_classification(n_samples=600, random_state=0)
     >>> y_noisy = y.copy()
