@@ -636,7 +636,9 @@ def _gain(entry, method="PLC"):
 
 
 def _ahead_of_cleanlab(entry):
-    return bool(np.mean(entry["PLC"]) >= np.mean(entry["cleanlab"]))
+    from .unseen import at_least
+
+    return at_least(np.mean(entry["PLC"]), np.mean(entry["cleanlab"]))
 
 
 def corrected_cost(rows):

@@ -128,6 +128,57 @@ def test_targets_count_cells_ahead_of_cleanlab_per_dataset():
     assert figures["ahead_by_dataset"] == {"a": (1, 2), "b": (1, 1)}  # no stress
 
 
+def test_targets_count_a_tie_with_cleanlab_as_ahead_whatever_the_float_order():
+    from benchmarks.tables import summarise, target_figures
+
+    scores = (29 / 54, 40 / 54, 36 / 54)  # the same scores in reverse order ...
+    rows = [
+        _cell("a", "I-35", seed, standard=0.5, plc=plc, cleanlab=cleanlab)
+        for seed, (plc, cleanlab) in enumerate(zip(scores, scores[::-1], strict=True))
+    ]
+    assert np.mean(scores) < np.mean(scores[::-1])  # ... whose means differ by an ulp
+    assert target_figures(summarise(rows))["plc_ge_cleanlab"] == 1
+
+
+def test_unseen_counts_a_tie_with_cleanlab_as_ahead_whatever_the_float_order():
+    from benchmarks.unseen import at_least, format_unseen, summarise
+
+    standard = (0.6851851851851852, 0.6481481481481481, 0.4444444444444444)
+    plc = (20 / 54, 20 / 54, 25 / 54)
+    cleanlab = (  # the same gains over Standard, in another order
+        plc[1] - standard[1] + standard[0],
+        plc[2] - standard[2] + standard[1],
+        plc[0] - standard[0] + standard[2],
+    )
+    rows = [
+        {
+            "model": "m",
+            "dataset": "a",
+            "noise": "U30",
+            "seed": seed,
+            "standard": standard[seed],
+            "plc": plc[seed],
+            "cleanlab": cleanlab[seed],
+            "purity_before": 0.7,
+            "purity_after": 0.7,
+            "standard_s": 1.0,
+            "plc_s": 2.0,
+            "cleanlab_s": 2.0,
+            "termination": "converged",
+            "undone": False,
+        }
+        for seed in range(3)
+    ]
+    summary = summarise(rows)
+    (cell,) = summary.values()
+    assert cell["gain"] < cell["cleanlab_gain"]  # by float rounding alone
+    assert at_least(cell["gain"], cell["cleanlab_gain"])
+    report = format_unseen(
+        summary, {"command": "unseen", "seeds": [0, 1, 2], "wall_s": 60}
+    )
+    assert "| all | 1 |" in report and "| 1 of 1 |" in report
+
+
 def test_targets_without_plc_count_no_cell_ahead_of_cleanlab():
     from benchmarks.tables import summarise, target_figures
 
