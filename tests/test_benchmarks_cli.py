@@ -140,6 +140,26 @@ def test_targets_count_a_tie_with_cleanlab_as_ahead_whatever_the_float_order():
     assert target_figures(summarise(rows))["plc_ge_cleanlab"] == 1
 
 
+def _unseen_run(dataset, seed, plc, cleanlab, standard=0.5):
+    """One logged run of ``benchmarks unseen`` (model "m", U30)."""
+    return {
+        "model": "m",
+        "dataset": dataset,
+        "noise": "U30",
+        "seed": seed,
+        "standard": standard,
+        "plc": plc,
+        "cleanlab": cleanlab,
+        "purity_before": 0.7,
+        "purity_after": 0.7,
+        "standard_s": 1.0,
+        "plc_s": 2.0,
+        "cleanlab_s": 2.0,
+        "termination": "converged",
+        "undone": False,
+    }
+
+
 def test_unseen_counts_a_tie_with_cleanlab_as_ahead_whatever_the_float_order():
     from benchmarks.unseen import at_least, format_unseen, summarise
 
@@ -151,22 +171,7 @@ def test_unseen_counts_a_tie_with_cleanlab_as_ahead_whatever_the_float_order():
         plc[0] - standard[0] + standard[2],
     )
     rows = [
-        {
-            "model": "m",
-            "dataset": "a",
-            "noise": "U30",
-            "seed": seed,
-            "standard": standard[seed],
-            "plc": plc[seed],
-            "cleanlab": cleanlab[seed],
-            "purity_before": 0.7,
-            "purity_after": 0.7,
-            "standard_s": 1.0,
-            "plc_s": 2.0,
-            "cleanlab_s": 2.0,
-            "termination": "converged",
-            "undone": False,
-        }
+        _unseen_run("a", seed, plc[seed], cleanlab[seed], standard[seed])
         for seed in range(3)
     ]
     summary = summarise(rows)
@@ -332,33 +337,18 @@ def test_unseen_runs_its_second_check_when_named(tmp_path):
 def test_unseen_counts_cleanlab_leads_beyond_the_seeds_spread():
     from benchmarks.unseen import paired_with_cleanlab, summarise
 
-    def run(dataset, seed, plc, cleanlab):
-        return {
-            "model": "m",
-            "dataset": dataset,
-            "noise": "U30",
-            "seed": seed,
-            "standard": 0.5,
-            "plc": plc,
-            "cleanlab": cleanlab,
-            "purity_before": 0.7,
-            "purity_after": 0.7,
-            "standard_s": 1.0,
-            "plc_s": 2.0,
-            "cleanlab_s": 2.0,
-            "termination": "converged",
-            "undone": False,
-        }
-
     rows = [
         # cleanlab ahead by 2 points in every seed: clearly
-        *(run("a", seed, 0.70 + seed / 100, 0.72 + seed / 100) for seed in range(3)),
+        *(
+            _unseen_run("a", seed, 0.70 + seed / 100, 0.72 + seed / 100)
+            for seed in range(3)
+        ),
         # ahead on the mean, within the seeds' spread
-        run("b", 0, 0.70, 0.75),
-        run("b", 1, 0.70, 0.66),
-        run("b", 2, 0.70, 0.70),
+        _unseen_run("b", 0, 0.70, 0.75),
+        _unseen_run("b", 1, 0.70, 0.66),
+        _unseen_run("b", 2, 0.70, 0.70),
         # PLC ahead
-        *(run("c", seed, 0.80, 0.70) for seed in range(3)),
+        *(_unseen_run("c", seed, 0.80, 0.70) for seed in range(3)),
     ]
     paired = paired_with_cleanlab(summarise(rows))
     assert paired == {
