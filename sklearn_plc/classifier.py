@@ -318,7 +318,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         confident learning disputes left out (see ``contested``); a net or a
         ``partial_fit`` run that ran all its epochs (``"max_epochs"``), or a
         net stopped early by a callback (``"interrupted"``). User guide:
-        "PLC or cleanlab's removal? Read termination_condition_".
+        "PLC or cleanlab's removal?".
 
     confidence_ : str
         The confidence used: ``confidence``, or what ``"auto"`` chose.
