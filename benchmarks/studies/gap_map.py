@@ -70,6 +70,7 @@ Usage (from the repository root, ``PYTHONPATH=.``)::
     python benchmarks/studies/gap_map.py seeds
     python benchmarks/studies/gap_map.py undone-replay [trees]
     python benchmarks/studies/gap_map.py fold-reuse
+    python benchmarks/studies/gap_map.py contest-one-sample
 
 ``seeds``: the unseen check's cells ahead of cleanlab on five more seeds
 (103–107: ``python -m benchmarks unseen --jobs 2 --seeds 103 104 105 106 107``,
@@ -90,6 +91,15 @@ synthetic-5-rf; Type-I and III at 35%, I+U30; seeds 100-102), counting the
 fold fits of each run whose training rows, their labels and the predicted
 rows repeat an earlier fold fit of the same run (a seeded estimator would
 then give the same model).
+
+``contest-one-sample``: would McNemar's continuity correction, which keeps
+the undo from firing on one sample, also keep the contest from firing on one
+(contest only where the judged loss clears one sample)? A replay at the
+version of ``contested_corrections.py``, no fit: its contested runs
+(``contested_corrections_{dev,unseen,fresh}.json``, ``cl3``) against the same
+runs with the corrections kept (``undo_recheck_*.json``), split by whether
+the judged loss was one sample (``-gain * n_judged``, with ``n_judged`` the
+ceiling of a fifth of the training samples).
 """
 
 import contextlib
@@ -767,6 +777,44 @@ def fold_reuse():
     )
 
 
+def contest_one_sample():
+    """Contested runs against the corrections kept, by the size of the judged loss."""
+    import math
+
+    from benchmarks.studies.common import load_rows, noisy_cell, unseen_cell
+
+    warnings.simplefilter("ignore")
+    n_train = {}
+    for name in ("dev", "unseen", "fresh"):
+        kept = {
+            tuple(r[k] for k in RUN_KEY): r
+            for r in load_rows(f"{STUDIES_DIR}undo_recheck_{name}.json")
+        }
+        by_loss = defaultdict(list)
+        for row in load_rows(f"{STUDIES_DIR}contested_corrections_{name}.json"):
+            key = tuple(row[k] for k in RUN_KEY)
+            if key[0] not in n_train:
+                make_cell = noisy_cell if name == "dev" else unseen_cell
+                n_train[key[0]] = make_cell(*key)[4].shape[0]
+            before = kept[key]
+            judged = math.ceil(0.2 * n_train[key[0]])
+            loss = -before["default"]["gain"] * judged
+            by_loss["one sample" if loss < 1.5 else "more"].append(
+                (
+                    100 * (row["cl3"]["acc"] - before["default"]["acc"]),
+                    100 * (before["cleanlab"] - before["default"]["acc"]),
+                )
+            )
+        for label in ("one sample", "more"):
+            runs = np.array(by_loss[label])
+            print(
+                f"{name:7s} judged loss of {label:10s}: {len(runs):3d} runs, contested "
+                f"- kept {runs[:, 0].mean():+.2f} a run ({(runs[:, 0] > 0).sum()} "
+                f"better, {(runs[:, 0] < 0).sum()} worse); cleanlab - kept "
+                f"{runs[:, 1].mean():+.2f}"
+            )
+
+
 if __name__ == "__main__":
     commands = {
         "endings": endings,
@@ -780,6 +828,7 @@ if __name__ == "__main__":
         "seeds": seeds,
         "undone-replay": undone_replay,
         "fold-reuse": fold_reuse,
+        "contest-one-sample": contest_one_sample,
     }
     if sys.argv[1:] == ["undone-replay", "trees"]:
         undone_replay(trees_only=True)
