@@ -2,7 +2,9 @@
 
 The main entry point is :class:`PLCClassifier`, a scikit-learn meta-estimator that
 wraps any classifier with ``predict_proba``. The correction rule and its schedule
-are plain functions in :mod:`sklearn_plc.correction`; label-noise injectors live in
+are plain functions in :mod:`sklearn_plc.correction`, the held-out evidence that
+decides whether to correct, undo or leave samples out in :mod:`sklearn_plc.evidence`;
+label-noise injectors live in
 :mod:`sklearn_plc.noise`, recovery metrics in :mod:`sklearn_plc.metrics` and plots
 in :mod:`sklearn_plc.plotting` (needs matplotlib).
 """

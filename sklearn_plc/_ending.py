@@ -43,12 +43,8 @@ from ._out_of_fold import (
 )
 from ._random_labels import random_labels
 from ._report import round_line
-from .correction import (
-    WORSE_STANDARD_ERRORS,
-    confidence_ratio,
-    confident_label_issues,
-    relabel_weights,
-)
+from .correction import confidence_ratio, relabel_weights
+from .evidence import WORSE_STANDARD_ERRORS, confident_label_issues
 
 # The outcomes of a run that returns the labels as given
 LABELS_KEPT = ("not_memorising", "too_weak_to_judge", "undone")

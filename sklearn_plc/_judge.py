@@ -26,11 +26,11 @@ from sklearn.model_selection import (
     StratifiedShuffleSplit,
 )
 
-from .correction import (
+from .correction import confidence_ratio
+from .evidence import (
     EVIDENCE_STANDARD_ERRORS,
     agreement_gain,
     agrees_clearly_worse,
-    confidence_ratio,
     memorisation_rate,
 )
 
@@ -162,7 +162,7 @@ def memorisation_evidence(
     -------
     evidence : dict
         ``"in_sample_agreement"``, ``"out_of_fold_agreement"``, ``"rate"``
-        (:func:`~sklearn_plc.correction.memorisation_rate`) and its
+        (:func:`~sklearn_plc.evidence.memorisation_rate`) and its
         ``"standard_error"`` over samples; ``"sure_disputes"``, the share of
         samples whose held-out label probability is at most `sure_ratio` times
         the top class's; and ``"judge_margin"``, the out-of-fold agreement less
@@ -220,7 +220,7 @@ class HeldOutJudge:
 
     Where the given label is more often right than wrong at every x, a model
     trained on labels closer to the clean ones agrees more often with the given
-    labels in expectation (:func:`~sklearn_plc.correction.agreement_gain`), so
+    labels in expectation (:func:`~sklearn_plc.evidence.agreement_gain`), so
     corrections can be judged without a clean label; verified labels judge the
     same way, without that condition.
 
@@ -312,7 +312,7 @@ class HeldOutJudge:
 
         That is, its paired gain over the labels as given is below
         ``-standard_errors`` standard errors, by one sample more
-        (:func:`~sklearn_plc.correction.agrees_clearly_worse`; False before a
+        (:func:`~sklearn_plc.evidence.agrees_clearly_worse`; False before a
         second refit).
         """
         evidence = self._last_gain()
@@ -331,7 +331,7 @@ class HeldOutJudge:
         standard_errors : float >= 0 or None
             Undo when the paired gain is below ``-standard_errors`` standard
             errors by one judged sample more
-            (:func:`~sklearn_plc.correction.agrees_clearly_worse`; 0: any
+            (:func:`~sklearn_plc.evidence.agrees_clearly_worse`; 0: any
             loss); None only records the evidence.
 
         Returns

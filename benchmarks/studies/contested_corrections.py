@@ -8,7 +8,7 @@ while on the runs with ``gain >= 0`` PLC leads. Confident learning's removal on
 PLC's own first-round probabilities does not close the gap there
 (``residual.py``): the runs were selected by those probabilities. The variant
 keeps the labels as given in those runs and leaves out of the final fit the
-samples that confident learning (``sklearn_plc.correction.confident_label_issues``)
+samples that confident learning (``sklearn_plc.evidence.confident_label_issues``)
 disputes on fresh out-of-fold probabilities of every sample
 (``_ending.CONTESTED_FOLDS`` folds): ``cl5`` (5 folds, as cleanlab), ``cl3``
 (3, the default ``cv``). Only the runs that the rule changes are

@@ -179,7 +179,7 @@ def refitted_variants(job, probabilities):
     contested keep the library's row only; None where the noise cannot be
     drawn.
     """
-    from sklearn_plc.correction import confident_label_issues
+    from sklearn_plc.evidence import confident_label_issues
 
     found = contested_run(*job)
     if found is None:
@@ -195,7 +195,7 @@ def refitted_variants(job, probabilities):
 
 
 def _variants(drawn, row, estimator, new, first):
-    from sklearn_plc.correction import confident_label_issues
+    from sklearn_plc.evidence import confident_label_issues
 
     given = drawn[3]
     row["n_first_and_new"] = int(

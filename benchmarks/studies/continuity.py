@@ -7,7 +7,7 @@ one judged sample that only the first round agrees with gives ``z ≈ −1.02``
 on any number of samples, and the undo fires at one standard error. In the
 tables' run of this version 7 of the 13 undone runs were undone on one sample
 (``(gain / SE)² = 1``). McNemar's continuity correction asks the loss to clear
-the bar by one sample (``sklearn_plc.correction.agrees_clearly_worse``,
+the bar by one sample (``sklearn_plc.evidence.agrees_clearly_worse``,
 ``CONTINUITY_CORRECTION``). It can only keep runs that were undone, so only
 those are rerun: ``continuity`` (the correction), and on dev also ``plain``
 (without it: it must reproduce the log).
@@ -87,14 +87,14 @@ def before_rows(what):
 
 
 def run_job(dataset, model, noise, seed, what):
-    import sklearn_plc.correction as correction
+    import sklearn_plc.evidence as evidence
 
     warnings.simplefilter("ignore")
     row = dict(zip(RUN_KEY, (dataset, model, noise, seed), strict=True))
     variants = {"continuity": True, **({"plain": False} if what == "dev" else {})}
     if what == "tables":
         for variant, corrected in variants.items():
-            with patched(correction, CONTINUITY_CORRECTION=corrected):
+            with patched(evidence, CONTINUITY_CORRECTION=corrected):
                 cell = tables_plc_cell(dataset, noise, seed)
             row["std"] = cell["Standard"]["accuracy"]
             row[variant] = {
@@ -107,7 +107,7 @@ def run_job(dataset, model, noise, seed, what):
     )
     row["std"] = drawn_row["std"]
     for variant, corrected in variants.items():
-        with patched(correction, CONTINUITY_CORRECTION=corrected):
+        with patched(evidence, CONTINUITY_CORRECTION=corrected):
             row[variant] = fit_plc_row(make, X, np.asarray(y), seed, y_clean, score)
     return row
 

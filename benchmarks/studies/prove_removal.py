@@ -91,7 +91,7 @@ def make_hook(record):
             out_of_fold_proba,
             per_sample_params,
         )
-        from sklearn_plc.correction import agreement_gain
+        from sklearn_plc.evidence import agreement_gain
 
         labels = corrector.initial_labels
         first = corrector.recorded[0]

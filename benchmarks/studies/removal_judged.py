@@ -5,7 +5,7 @@ loss (``selection_["gain"] >= 0``) it keeps them, and cleanlab's removal still
 leads in some of those runs (hard-4 with ensembles, uniform noise). The judge
 compares the corrections with the labels as given only. This study also
 judges the removal on the same held-out samples: confident learning
-(``correction.confident_label_issues``) on new out-of-fold probabilities of
+(``evidence.confident_label_issues``) on new out-of-fold probabilities of
 every sample (3 folds, the contested path's), then 3 fold models on the
 judge's training part without the flagged samples, predicting the judged
 samples (the mean over the folds, as the run's own judge). Their paired gain
@@ -65,7 +65,7 @@ def run_job(dataset, model, noise, seed, what):
     from sklearn_plc import _judge
     from sklearn_plc._ending import contested_set_aside
     from sklearn_plc._out_of_fold import make_splits, out_of_fold_proba, splits_without
-    from sklearn_plc.correction import agreement_gain
+    from sklearn_plc.evidence import agreement_gain
 
     warnings.simplefilter("ignore")
     (X, _, y_clean, _, y, make), row, score = with_standard_and_cleanlab(

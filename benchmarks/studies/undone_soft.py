@@ -52,7 +52,7 @@ def _fit_and_first_proba(make, X, y, seed):
     import sklearn_plc._corrector as corrector_module
     import sklearn_plc._judge as judge_module
     from sklearn_plc import PLCClassifier
-    from sklearn_plc.correction import agreement_gain
+    from sklearn_plc.evidence import agreement_gain
 
     first, refits = {}, []
     pass_proba = corrector_module.LabelCorrector.pass_proba

@@ -76,7 +76,8 @@ def jobs(what, endings=CORRECTED, base_logs=BASE_LOGS):
 
 def unflipped_sets(proba, labels, given):
     from sklearn_plc._judge import sure_ratio_for
-    from sklearn_plc.correction import confidence_ratio, confident_label_issues
+    from sklearn_plc.correction import confidence_ratio
+    from sklearn_plc.evidence import confident_label_issues
 
     unflipped = labels == given
     ratio = confidence_ratio(proba, labels)

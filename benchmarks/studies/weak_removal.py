@@ -17,7 +17,7 @@ probabilities of every sample are read (out of fold or out of bag; the judged
 fifth's from the same fold models), and a final model is fitted on every sample
 but those of each candidate set, scored on the clean test labels:
 
-- ``cl``: confident learning's flags (``correction.confident_label_issues``);
+- ``cl``: confident learning's flags (``evidence.confident_label_issues``);
 - ``sure``: PLC's sure disputes (the label's probability at most the sure
   ratio of the top class's: ½, a third in two classes);
 - ``far``: the sure disputes whose given label is not among the model's top
@@ -96,7 +96,8 @@ def given_label_rank(proba, labels):
 def candidate_sets(proba, labels):
     """Each candidate set (:data:`CANDIDATES`) on first-round probabilities."""
     from sklearn_plc._judge import sure_ratio_for
-    from sklearn_plc.correction import confidence_ratio, confident_label_issues
+    from sklearn_plc.correction import confidence_ratio
+    from sklearn_plc.evidence import confident_label_issues
 
     n_classes = proba.shape[1]
     given = proba[np.arange(labels.shape[0]), labels]

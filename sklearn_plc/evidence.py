@@ -1,0 +1,241 @@
+"""The held-out evidence PLC acts on, as pure functions.
+
+Where the refit path decides whether to correct at all, to keep or undo the
+corrections, or to leave samples out, it reads held-out predictions against the
+labels as given. These functions turn those predictions into the figures it
+decides on: the paired gain in agreement with the given labels and whether a
+loss is clear (:func:`agreement_gain`, :func:`agrees_clearly_worse`), the
+share of the contradicted labels a model fits in sample
+(:func:`memorisation_rate`), and the labels that confident learning disputes
+(:func:`confident_label_issues`). The correction rule itself is in
+:mod:`sklearn_plc.correction`.
+"""
+
+import numpy as np
+
+from .correction import _check_proba_and_labels
+
+__all__ = [
+    "agreement_gain",
+    "agrees_clearly_worse",
+    "confident_label_issues",
+    "memorisation_rate",
+]
+
+# How many standard errors a measured effect must clear before PLC acts on it: the
+# memorisation rate before correcting at all, a held-out agreement gain before a
+# round's labels replace the best so far.
+EVIDENCE_STANDARD_ERRORS = 1.0
+# How many standard errors below the labels as given the corrected labels' held-out
+# agreement must fall before PLC undoes its corrections (``revert_if_worse``): the
+# same bar as for acting on any other evidence, now that the agreement is measured on
+# samples no correcting model trained on (``validation_fraction``). On the
+# development protocol 2 (the earlier bar, for evidence that leaked) undid too few
+# harmful runs and "any loss" (0) too many helpful ones.
+WORSE_STANDARD_ERRORS = EVIDENCE_STANDARD_ERRORS
+# A loss in held-out agreement must clear the bar by one sample (McNemar's
+# continuity correction, :func:`agrees_clearly_worse`); False: the plain normal
+# approximation, which undoes on a single discordant sample.
+CONTINUITY_CORRECTION = True
+
+
+def agreement_gain(agrees, reference_agrees):
+    """Paired gain in held-out agreement with the given labels, and its error.
+
+    Each candidate set of training labels is judged by the out-of-fold
+    predictions of models trained on it: the share of samples whose prediction
+    equals the sample's *given* (noisy) label. Where the noise leaves the given
+    label more often right than wrong at every x, the classifier with the
+    higher expected agreement is the one that agrees more with the clean labels
+    (for two classes, agreement is ``E[ρ] + E[(1 − 2ρ(x)) 1{h(x) = y}]`` with
+    flip probability ``ρ < ½``), so no clean label is needed to compare.
+
+    Parameters
+    ----------
+    agrees : array-like of bool of shape (n_samples,)
+        Whether the candidate's out-of-fold prediction equals the given label.
+    reference_agrees : array-like of bool of shape (n_samples,)
+        The same for the reference (e.g. the labels as given).
+
+    Returns
+    -------
+    gain : float
+        ``mean(agrees) − mean(reference_agrees)``.
+    standard_error : float
+        Standard error of `gain` over samples (the comparison is paired: only
+        samples on which the two disagree contribute).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_plc.evidence import agreement_gain
+    >>> gain, se = agreement_gain(np.array([1, 1, 1, 0]), np.array([1, 0, 1, 0]))
+    >>> round(gain, 3), round(se, 3)
+    (0.25, 0.217)
+    """
+    difference = np.asarray(agrees, dtype=np.float64) - np.asarray(
+        reference_agrees, dtype=np.float64
+    )
+    n_samples = difference.shape[0]
+    return float(difference.mean()), float(difference.std() / np.sqrt(n_samples))
+
+
+def agrees_clearly_worse(gain, standard_error, n_samples, standard_errors):
+    """Whether a paired agreement gain is below ``-standard_errors`` standard errors.
+
+    The gain of :func:`agreement_gain` is ``(c − b) / n`` for ``b`` samples that
+    only the reference agrees with and ``c`` that only the candidate does. Its
+    normal approximation is poor when few samples differ: one sample that only
+    the reference agrees with gives ``z ≈ −1`` on any number of samples, while
+    a sign test on one discordant sample has a one-sided p of ½. The comparison
+    therefore takes the continuity correction of McNemar's test (Edwards):
+    the loss must clear the bar by one sample, ``gain + 1 / n < −k · SE``.
+    With many discordant samples this is the plain comparison; with one or two
+    it never says "worse" at a bar of one standard error or more. A bar of 0
+    (any loss) is a plain comparison of the counts, which needs no correction.
+
+    Parameters
+    ----------
+    gain, standard_error : float
+        From :func:`agreement_gain`.
+    n_samples : int
+        The number of samples compared.
+    standard_errors : float >= 0
+        The bar ``k``.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from sklearn_plc.evidence import agrees_clearly_worse
+    >>> agrees_clearly_worse(-1 / 25, 0.0392, 25, 1.0)  # one sample of 25
+    False
+    >>> agrees_clearly_worse(-3 / 25, 0.065, 25, 1.0)  # three, none the other way
+    True
+    """
+    if standard_errors == 0:
+        return gain < 0
+    correction = 1 / n_samples if CONTINUITY_CORRECTION else 0.0
+    return gain + correction < -standard_errors * standard_error
+
+
+def memorisation_rate(in_sample_agrees, out_of_fold_agrees):
+    """Share of the labels a model contradicts out of fold that it fits in sample.
+
+    PLC's premise is a model that fits (memorises) its noisy labels: its
+    training predictions follow the given labels, while predictions on samples
+    it did not train on follow the classes. Where a model does not memorise
+    (a regularised linear model with many samples per parameter), it already
+    averages the noise out, and relabelling its training samples to its own
+    predictions only entrenches its own errors. This measures which regime a
+    model is in, from the given labels alone.
+
+    Parameters
+    ----------
+    in_sample_agrees : array-like of bool of shape (n_samples,)
+        Whether a model trained on all samples predicts each sample's given
+        label.
+    out_of_fold_agrees : array-like of bool of shape (n_samples,)
+        Whether the out-of-fold prediction (a model that did not train on the
+        sample) equals its given label.
+
+    Returns
+    -------
+    rate : float
+        ``(in-sample agreement − out-of-fold agreement) / (1 − out-of-fold
+        agreement)``: 0 when training on a sample does not change its
+        prediction, 1 when the model fits every label it would otherwise
+        contradict. 0 when the out-of-fold predictions agree with every label
+        (there is nothing to memorise).
+
+    Examples
+    --------
+    >>> from sklearn_plc.evidence import memorisation_rate
+    >>> memorisation_rate([1, 1, 1, 1], [1, 1, 0, 0])  # fits both it missed
+    1.0
+    >>> memorisation_rate([1, 1, 0, 0], [1, 1, 0, 0])
+    0.0
+    """
+    in_sample = np.mean(np.asarray(in_sample_agrees, dtype=np.float64))
+    out_of_fold = np.mean(np.asarray(out_of_fold_agrees, dtype=np.float64))
+    if out_of_fold >= 1.0:
+        return 0.0
+    return float((in_sample - out_of_fold) / (1.0 - out_of_fold))
+
+
+def confident_label_issues(proba, labels):
+    """The labels that held-out `proba` disputes with confidence (confident learning).
+
+    Confident learning (Northcutt, Jiang and Chuang, 2021) counts, for each
+    given class ``i`` and each other class ``j``, how many samples labelled
+    ``i`` are confidently of class ``j``: a sample is confidently of the most
+    likely class whose probability reaches that class's threshold, the mean
+    probability of the class over the samples labelled with it. Each given
+    class's counts are scaled to the number of samples it labels (the
+    calibrated confident joint). Then, for each pair ``(i, j)``, the samples
+    labelled ``i`` with the largest margin ``p_j − p_i`` are flagged, as many as
+    the pair's count ("prune by noise rate"). A sample whose most likely class
+    is its given label is never flagged.
+
+    Parameters
+    ----------
+    proba : array-like of shape (n_samples, n_classes)
+        Held-out class probabilities (out of fold).
+    labels : array-like of int of shape (n_samples,)
+        Given labels, as class indices.
+
+    Returns
+    -------
+    issues : ndarray of bool of shape (n_samples,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_plc.evidence import confident_label_issues
+    >>> proba = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.1, 0.9], [0.2, 0.8]])
+    >>> confident_label_issues(proba, np.array([0, 0, 0, 1, 1])).tolist()
+    [False, False, True, False, False]
+    """
+    proba, labels = _check_proba_and_labels(proba, labels)
+    n_samples, n_classes = proba.shape
+    rows = np.arange(n_samples)
+    given = np.bincount(labels, minlength=n_classes)
+    own = np.bincount(labels, weights=proba[rows, labels], minlength=n_classes)
+    thresholds = np.divide(own, given, out=np.full(n_classes, np.inf), where=given > 0)
+    above = proba >= thresholds - 1e-6
+    confident = above.any(axis=1)
+    assigned = np.where(above, proba, -np.inf).argmax(axis=1)
+    joint = np.zeros((n_classes, n_classes))
+    np.add.at(joint, (labels[confident], assigned[confident]), 1.0)
+    counted = joint.sum(axis=1)
+    scaled = np.divide(
+        joint * given[:, None],
+        counted[:, None],
+        out=np.zeros_like(joint),
+        where=counted[:, None] > 0,
+    )
+    counts = _round_preserving_row_totals(scaled)
+    issues = np.zeros(n_samples, dtype=bool)
+    for label in range(n_classes):
+        members = np.flatnonzero(labels == label)
+        for other in range(n_classes):
+            count = counts[label, other]
+            if other == label or count <= 0:
+                continue
+            margin = proba[members, other] - proba[members, label]
+            issues[members[np.argsort(-margin, kind="stable")[:count]]] = True
+    top = proba.argmax(axis=1)
+    issues &= proba[rows, top] > proba[rows, labels]
+    return issues
+
+
+def _round_preserving_row_totals(values):
+    """Round each row to integers with the row's (rounded) total kept."""
+    floored = np.floor(values).astype(np.intp)
+    short = np.round(values.sum(axis=1)).astype(np.intp) - floored.sum(axis=1)
+    order = np.argsort(-(values - floored), axis=1, kind="stable")
+    for row, missing in enumerate(short):
+        floored[row, order[row, : max(missing, 0)]] += 1
+    return floored
