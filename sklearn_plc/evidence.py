@@ -39,6 +39,28 @@ WORSE_STANDARD_ERRORS = EVIDENCE_STANDARD_ERRORS
 CONTINUITY_CORRECTION = True
 
 
+def _paired_agreements(first, second, names):
+    """Both agreement vectors as float64, checked to pair one value per sample."""
+    arrays = [np.asarray(values, dtype=np.float64) for values in (first, second)]
+    for array, name in zip(arrays, names, strict=True):
+        if array.ndim != 1:
+            raise ValueError(
+                f"{name} must be a 1-D array with one entry per sample; got an "
+                f"array of shape {array.shape}."
+            )
+    if arrays[0].shape != arrays[1].shape:
+        raise ValueError(
+            f"{names[0]} and {names[1]} must pair one entry per sample; got "
+            f"{arrays[0].shape[0]} and {arrays[1].shape[0]} entries."
+        )
+    if arrays[0].shape[0] == 0:
+        raise ValueError(
+            f"{names[0]} and {names[1]} are empty; the evidence needs at least "
+            f"one sample."
+        )
+    return arrays
+
+
 def agreement_gain(agrees, reference_agrees):
     """Paired gain in held-out agreement with the given labels, and its error.
 
@@ -65,6 +87,11 @@ def agreement_gain(agrees, reference_agrees):
         Standard error of `gain` over samples (the comparison is paired: only
         samples on which the two disagree contribute).
 
+    Raises
+    ------
+    ValueError
+        If the two are not 1-D arrays of the same, non-zero length.
+
     Examples
     --------
     >>> import numpy as np
@@ -73,9 +100,10 @@ def agreement_gain(agrees, reference_agrees):
     >>> round(gain, 3), round(se, 3)
     (0.25, 0.217)
     """
-    difference = np.asarray(agrees, dtype=np.float64) - np.asarray(
-        reference_agrees, dtype=np.float64
+    agrees, reference_agrees = _paired_agreements(
+        agrees, reference_agrees, ("agrees", "reference_agrees")
     )
+    difference = agrees - reference_agrees
     n_samples = difference.shape[0]
     return float(difference.mean()), float(difference.std() / np.sqrt(n_samples))
 
@@ -150,6 +178,11 @@ def memorisation_rate(in_sample_agrees, out_of_fold_agrees):
         contradict. 0 when the out-of-fold predictions agree with every label
         (there is nothing to memorise).
 
+    Raises
+    ------
+    ValueError
+        If the two are not 1-D arrays of the same, non-zero length.
+
     Examples
     --------
     >>> from sklearn_plc.evidence import memorisation_rate
@@ -158,8 +191,14 @@ def memorisation_rate(in_sample_agrees, out_of_fold_agrees):
     >>> memorisation_rate([1, 1, 0, 0], [1, 1, 0, 0])
     0.0
     """
-    in_sample = np.mean(np.asarray(in_sample_agrees, dtype=np.float64))
-    out_of_fold = np.mean(np.asarray(out_of_fold_agrees, dtype=np.float64))
+    in_sample, out_of_fold = (
+        values.mean()
+        for values in _paired_agreements(
+            in_sample_agrees,
+            out_of_fold_agrees,
+            ("in_sample_agrees", "out_of_fold_agrees"),
+        )
+    )
     if out_of_fold >= 1.0:
         return 0.0
     return float((in_sample - out_of_fold) / (1.0 - out_of_fold))

@@ -19,6 +19,23 @@ def test_memorisation_rate_is_zero_when_nothing_is_contradicted():
     assert memorisation_rate([1, 1], [1, 1]) == 0.0
 
 
+@pytest.mark.parametrize("evidence", [agreement_gain, memorisation_rate])
+def test_agreements_of_different_lengths_are_rejected(evidence):
+    with pytest.raises(ValueError, match="must pair one entry per sample; got 3 and 2"):
+        evidence([1, 1, 1], [1, 0])
+
+
+@pytest.mark.parametrize("evidence", [agreement_gain, memorisation_rate])
+def test_agreements_of_no_sample_are_rejected(evidence):
+    with pytest.raises(ValueError, match="are empty"):
+        evidence([], [])
+
+
+def test_agreements_must_be_one_per_sample():
+    with pytest.raises(ValueError, match=r"agrees must be a 1-D array.*\(2, 2\)"):
+        agreement_gain([[1, 0], [0, 1]], [[1, 0], [0, 1]])
+
+
 def test_agreement_gain_is_paired():
     reference = np.array([1, 0, 1, 0] * 25, dtype=bool)
     assert agreement_gain(reference, reference) == (0.0, 0.0)
