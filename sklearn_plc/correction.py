@@ -61,6 +61,19 @@ def _check_proba_and_labels(proba, labels):
             f"labels must lie in [0, {proba.shape[1] - 1}] (one column of proba per "
             f"class); got values in [{labels.min()}, {labels.max()}]."
         )
+    # one reduction, no array of flags, unless something is not finite
+    n_rows = 0
+    if proba.dtype.kind in "fc":
+        with np.errstate(over="ignore"):  # huge finite scores may overflow the sum
+            total = proba.sum(dtype=np.float64)
+        if not np.isfinite(total):
+            n_rows = np.count_nonzero(~np.isfinite(proba).all(axis=1))
+    if n_rows:
+        raise ValueError(
+            f"proba holds NaN or infinite values in {n_rows} rows, where no label "
+            f"confidence can be compared. Fix the model's probabilities first (a "
+            f"net whose loss went to NaN diverged: lower its learning rate)."
+        )
     return proba, labels
 
 
@@ -97,8 +110,8 @@ def confidence_ratio(proba, labels):
     Raises
     ------
     ValueError
-        If `proba` is not 2-D, `labels` has another length, or `labels` are not
-        integer column indices of `proba`.
+        If `proba` is not 2-D or holds NaN or infinite values, `labels` has
+        another length, or `labels` are not integer column indices of `proba`.
 
     Examples
     --------
@@ -261,8 +274,9 @@ def correct_labels(proba, labels, threshold, min_confidence=0.0, runner_up_ratio
     Raises
     ------
     ValueError
-        If the shapes disagree, ``labels`` are not valid column indices, or
-        ``threshold`` is outside (0, 1].
+        If the shapes disagree, ``proba`` holds NaN or infinite values,
+        ``labels`` are not valid column indices, or ``threshold`` is outside
+        (0, 1].
 
     Examples
     --------
@@ -335,7 +349,7 @@ def align_class_distribution(proba, class_prior, sample_weight=None):
     ------
     ValueError
         If `class_prior` does not have one non-negative entry per column of
-        `proba`.
+        `proba`, or `sample_weight` one entry per row.
 
     Examples
     --------
@@ -356,6 +370,11 @@ def align_class_distribution(proba, class_prior, sample_weight=None):
         raise ValueError(
             f"class_prior must hold one non-negative frequency per class, "
             f"{proba.shape[-1]} here; got {prior!r}."
+        )
+    if sample_weight is not None and np.shape(sample_weight) != proba.shape[:1]:
+        raise ValueError(
+            f"sample_weight must hold one weight per row of proba ({proba.shape[0]}); "
+            f"got shape {np.shape(sample_weight)}."
         )
     mean = np.average(
         proba.astype(np.float64, copy=False), axis=0, weights=sample_weight

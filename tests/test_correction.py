@@ -274,6 +274,26 @@ def test_unknown_schedule_is_rejected():
         next_threshold(0.3, 0, 10, step=0.1, end=0.9, schedule="cosine")
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_pass_rejects_probabilities_that_are_not_finite(bad):
+    proba = np.array([[0.7, 0.3], [bad, 0.8], [0.5, 0.5]])
+    with pytest.raises(ValueError, match="NaN or infinite values in 1 rows"):
+        correct_labels(proba, np.array([1, 0, 1]), 0.5)
+
+
+def test_huge_finite_scores_are_not_taken_for_infinite_ones():
+    # rows need not sum to 1; their sum may overflow, their entries do not
+    proba = np.array([[1e308, 1e307], [1e308, 1e308]])
+    _, changed = correct_labels(proba, np.array([1, 0]), 0.5)
+    assert changed.tolist() == [True, False]
+
+
+def test_alignment_rejects_sample_weights_of_another_length():
+    proba = np.array([[0.7, 0.3], [0.2, 0.8], [0.5, 0.5]])
+    with pytest.raises(ValueError, match=r"one weight per row of proba \(3\)"):
+        align_class_distribution(proba, np.array([0.5, 0.5]), np.ones(2))
+
+
 def test_alignment_takes_out_a_class_the_model_over_predicts():
     # the model predicts class 0 for 2/3 of the mass; the given labels are 50/50
     proba = np.array([[0.9, 0.1], [0.6, 0.4], [0.5, 0.5]])
