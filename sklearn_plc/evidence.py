@@ -90,7 +90,8 @@ def agreement_gain(agrees, reference_agrees):
     Raises
     ------
     ValueError
-        If the two are not 1-D arrays of the same, non-zero length.
+        If `agrees` and `reference_agrees` do not pair one entry per sample
+        (1-D, of one length, not empty).
 
     Examples
     --------
@@ -181,7 +182,8 @@ def memorisation_rate(in_sample_agrees, out_of_fold_agrees):
     Raises
     ------
     ValueError
-        If the two are not 1-D arrays of the same, non-zero length.
+        If `in_sample_agrees` and `out_of_fold_agrees` do not pair one entry
+        per sample (1-D, of one length, not empty).
 
     Examples
     --------
