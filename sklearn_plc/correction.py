@@ -465,7 +465,8 @@ def next_threshold(
     Raises
     ------
     ValueError
-        If `schedule` is unknown or `n_corrected` is not a non-negative int.
+        If `schedule` is unknown, `n_corrected` is not a non-negative int, or
+        `step` is not positive.
 
     Examples
     --------
@@ -483,6 +484,11 @@ def next_threshold(
     if not isinstance(n_corrected, Integral) or n_corrected < 0:
         raise ValueError(
             f"n_corrected must be a non-negative int; got {n_corrected!r}."
+        )
+    if not isinstance(step, Real) or not step > 0:
+        raise ValueError(
+            f"step must be a positive number (the paper's beta); got {step!r}. A "
+            f"threshold is only ever relaxed."
         )
     if not is_quiet_pass(n_corrected, n_samples, min_correction_rate):
         return threshold

@@ -269,6 +269,12 @@ def test_repeated_additive_steps_reach_the_end_exactly():
     assert threshold == 0.9
 
 
+@pytest.mark.parametrize("step", [0.0, -0.1, float("nan")])
+def test_a_step_that_would_not_relax_the_threshold_is_rejected(step):
+    with pytest.raises(ValueError, match="step must be a positive number"):
+        next_threshold(0.3, 0, 10, step=step, end=0.9)
+
+
 def test_unknown_schedule_is_rejected():
     with pytest.raises(ValueError, match="schedule must be one of"):
         next_threshold(0.3, 0, 10, step=0.1, end=0.9, schedule="cosine")
