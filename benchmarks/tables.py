@@ -45,6 +45,8 @@ from sklearn_plc.noise import (
     estimate_posterior,
 )
 
+from .unseen import KEPT, at_least
+
 METHODS = ("Standard", "PLC", "cleanlab")
 SEEDS = (0, 1, 2)
 # The development protocol: other seeds and another split (another draw of the
@@ -636,8 +638,6 @@ def _gain(entry, method="PLC"):
 
 
 def _ahead_of_cleanlab(entry):
-    from .unseen import at_least
-
     return at_least(np.mean(entry["PLC"]), np.mean(entry["cleanlab"]))
 
 
@@ -651,8 +651,6 @@ def corrected_cost(rows):
     of PLC / Standard over every run (nets included), or None without a run
     of all three methods.
     """
-    from .unseen import KEPT
-
     ran = [
         r
         for r in rows
@@ -699,35 +697,24 @@ def target_figures(summary):
     stress cells (``scaling="flip"``) are counted on their own.
     """
     by_table = {table: [] for table in TABLES}
-    for (_, noise), entry in summary.items():
+    for (dataset, noise), entry in summary.items():
         if "PLC" in entry and "Standard" in entry:
-            by_table[NOISE_CELLS[noise].table].append((noise, entry))
-    pmd = [entry for _, entry in by_table["Table 1: PMD noise"]]
-    paper = pmd + [entry for _, entry in by_table["Table 2: hybrid noise"]]
-    stress = [entry for _, entry in by_table[STRESS_TABLE]]
-    both = [e for e in paper if "cleanlab" in e]
+            by_table[NOISE_CELLS[noise].table].append((dataset, noise, entry))
+    paper_cells = by_table["Table 1: PMD noise"] + by_table["Table 2: hybrid noise"]
+    pmd = [entry for _, _, entry in by_table["Table 1: PMD noise"]]
+    paper = [entry for _, _, entry in paper_cells]
+    stress = [entry for _, _, entry in by_table[STRESS_TABLE]]
+    both = [(dataset, e) for dataset, _, e in paper_cells if "cleanlab" in e]
     purity_cells = [
         (noise, e)
-        for noise, e in by_table["Table 1: PMD noise"]
-        + by_table["Table 2: hybrid noise"]
-        + by_table[STRESS_TABLE]
+        for _, noise, e in paper_cells + by_table[STRESS_TABLE]
         if NOISE_CELLS[noise].pmd_level < 0.7 and "purity_after" in e
     ]
-    majority_right = [
-        e
-        for noise, e in by_table["Table 1: PMD noise"]
-        + by_table["Table 2: hybrid noise"]
-        if not _majority_wrong(noise, e)
-    ]
+    majority_right = [e for _, noise, e in paper_cells if not _majority_wrong(noise, e)]
     ahead_by_dataset = {}
-    for (dataset, noise), entry in summary.items():
-        if (
-            "PLC" in entry
-            and "cleanlab" in entry
-            and NOISE_CELLS[noise].table != STRESS_TABLE
-        ):
-            ahead, cells = ahead_by_dataset.get(dataset, (0, 0))
-            ahead_by_dataset[dataset] = (ahead + _ahead_of_cleanlab(entry), cells + 1)
+    for dataset, entry in both:
+        ahead, cells = ahead_by_dataset.get(dataset, (0, 0))
+        ahead_by_dataset[dataset] = (ahead + _ahead_of_cleanlab(entry), cells + 1)
     return {
         "majority_right_cells": len(majority_right),
         "majority_right_within_half_point": sum(
@@ -747,7 +734,7 @@ def target_figures(summary):
         "stress_cells": len(stress),
         "stress_within_one_point": sum(_gain(e) >= -0.01 for e in stress),
         "cleanlab_cells": len(both),
-        "plc_ge_cleanlab": sum(_ahead_of_cleanlab(e) for e in both),
+        "plc_ge_cleanlab": sum(cells[0] for cells in ahead_by_dataset.values()),
         "ahead_by_dataset": ahead_by_dataset,
         "pmd_cleanlab_mean_gain": float(
             np.mean([_gain(e, "cleanlab") for e in pmd if "cleanlab" in e])
