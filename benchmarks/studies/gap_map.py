@@ -553,6 +553,13 @@ def _ahead_count(runs):
     )
 
 
+def _cell_figures(runs):
+    """Mean gain over Standard a cell, cells within 0.5, cells ahead of cleanlab."""
+    cells = _cells_of(runs).values()
+    gains = [np.mean([r["plc"] - r["standard"] for r in c]) for c in cells]
+    return 100 * np.mean(gains), sum(g >= -0.005 for g in gains), _ahead_count(runs)
+
+
 def seeds():
     """Print the unseen check's cells ahead of cleanlab on more seeds."""
     reported = _check_rows("unseen_contested_first.json")
@@ -563,12 +570,12 @@ def seeds():
         ("seeds 100-107", reported + more),
     ):
         cells = _cells_of(runs).values()
-        gain = [np.mean([r["plc"] - r["standard"] for r in c]) for c in cells]
+        mean, within, ahead = _cell_figures(runs)
         clean = [np.mean([r["cleanlab"] - r["standard"] for r in c]) for c in cells]
         print(
-            f"{name}: ahead of cleanlab in {_ahead_count(runs)} of {len(gain)} "
-            f"cells; within 0.5 of Standard {sum(g >= -0.005 for g in gain)}; "
-            f"mean gain {100 * np.mean(gain):+.2f} "
+            f"{name}: ahead of cleanlab in {ahead} of {len(cells)} "
+            f"cells; within 0.5 of Standard {within}; "
+            f"mean gain {mean:+.2f} "
             f"(cleanlab {100 * np.mean(clean):+.2f})"
         )
     runs = reported + more
@@ -689,13 +696,6 @@ def _replayed(runs, trees_only):
             run = {**run, "plc": run["cleanlab"]}
         replayed.append(run)
     return replayed, changed
-
-
-def _cell_figures(runs):
-    """Mean gain over Standard a cell, cells within 0.5, cells ahead of cleanlab."""
-    cells = _cells_of(runs).values()
-    gains = [np.mean([r["plc"] - r["standard"] for r in c]) for c in cells]
-    return 100 * np.mean(gains), sum(g >= -0.005 for g in gains), _ahead_count(runs)
 
 
 def undone_replay(trees_only=False):
