@@ -37,14 +37,33 @@ SCHEDULES = ("additive", "multiplicative")
 PASS_BLOCK_VALUES = 1 << 18
 
 
-def _check_proba_and_labels(proba, labels):
+def _check_proba_and_labels(proba, *label_arrays):
+    """`proba` and each array of labels checked against it: ``(proba, *labels)``."""
     proba = np.asarray(proba)
-    labels = np.asarray(labels)
     if proba.ndim != 2:
         raise ValueError(
             f"proba must be a 2-D array of shape (n_samples, n_classes); got an "
             f"array of shape {proba.shape}."
         )
+    checked = [_check_labels(proba, np.asarray(labels)) for labels in label_arrays]
+    # one reduction, no array of flags, unless something is not finite
+    n_rows = 0
+    if proba.dtype.kind in "fc":
+        with np.errstate(over="ignore"):  # huge finite scores may overflow the sum
+            total = proba.sum(dtype=np.float64)
+        if not np.isfinite(total):
+            n_rows = np.count_nonzero(~np.isfinite(proba).all(axis=1))
+    if n_rows:
+        raise ValueError(
+            f"proba holds NaN or infinite values in {n_rows} rows, where no label "
+            f"confidence can be compared. Fix the model's probabilities first (a "
+            f"net whose loss went to NaN diverged: lower its learning rate)."
+        )
+    return (proba, *checked)
+
+
+def _check_labels(proba, labels):
+    """`labels` as class indices into the columns of `proba`, one per row."""
     if labels.shape != (proba.shape[0],):
         raise ValueError(
             f"labels must be a 1-D array with one entry per row of proba "
@@ -61,20 +80,7 @@ def _check_proba_and_labels(proba, labels):
             f"labels must lie in [0, {proba.shape[1] - 1}] (one column of proba per "
             f"class); got values in [{labels.min()}, {labels.max()}]."
         )
-    # one reduction, no array of flags, unless something is not finite
-    n_rows = 0
-    if proba.dtype.kind in "fc":
-        with np.errstate(over="ignore"):  # huge finite scores may overflow the sum
-            total = proba.sum(dtype=np.float64)
-        if not np.isfinite(total):
-            n_rows = np.count_nonzero(~np.isfinite(proba).all(axis=1))
-    if n_rows:
-        raise ValueError(
-            f"proba holds NaN or infinite values in {n_rows} rows, where no label "
-            f"confidence can be compared. Fix the model's probabilities first (a "
-            f"net whose loss went to NaN diverged: lower its learning rate)."
-        )
-    return proba, labels
+    return labels
 
 
 def _label_and_top_proba(proba, labels):
@@ -159,8 +165,7 @@ def relabel_weights(proba, given_labels, labels):
     >>> relabel_weights(proba, np.array([0, 0, 0]), np.array([1, 1, 0]))
     array([0.9, 0.6, 1. ])
     """
-    proba, labels = _check_proba_and_labels(proba, labels)
-    _, given_labels = _check_proba_and_labels(proba, given_labels)
+    proba, labels, given_labels = _check_proba_and_labels(proba, labels, given_labels)
     rows = np.arange(proba.shape[0])
     new = proba[rows, labels].astype(np.float64)
     given = proba[rows, given_labels].astype(np.float64)
