@@ -71,6 +71,7 @@ Usage (from the repository root, ``PYTHONPATH=.``)::
     python benchmarks/studies/gap_map.py undone-replay [trees]
     python benchmarks/studies/gap_map.py fold-reuse
     python benchmarks/studies/gap_map.py contest-one-sample
+    python benchmarks/studies/gap_map.py no-overhead
 
 ``seeds``: the unseen check's cells ahead of cleanlab on five more seeds
 (103–107: ``python -m benchmarks unseen --jobs 2 --seeds 103 104 105 106 107``,
@@ -84,6 +85,15 @@ two standard errors of the paired differences.
 given cleanlab's logged accuracy, the best a removal on fresh folds could do
 there (the contested ending's action), and the cells are counted again on
 dev, the unseen check (seeds 100-102 and 103-107) and the second check.
+
+``no-overhead``: the cost target with PLC's own code taken away. On the dev
+split (split 1, seeds 100-104; Type-I and III at 35%, I+U30) each of the
+tables' corrected scikit-learn datasets is timed as in ``cost``: a PLC run's
+time outside the estimator's ``fit`` and ``predict_proba`` calls (validation,
+clones, indexing, the correction passes, the judge), in plain fits, its median
+over the corrected runs of each dataset. That is subtracted from every corrected
+run of the tables' log (``tables_2026-11-27b.json``), and the median PLC /
+Standard ratio is set against cleanlab's, whose own overhead stays in.
 
 ``fold-reuse``: the issue's lever "reuse fold models whose labels did not
 change", measured: 27 runs of the tables' dev split (wine, wine-rf,
@@ -815,6 +825,98 @@ def contest_one_sample():
             )
 
 
+# the tables' log that ``no-overhead`` reads, and the datasets whose runs correct
+TABLES_LOG = "tables_2026-11-27b.json"
+CORRECTING_DATASETS = ("wine", "wine-rf", "synthetic-5-rf")
+
+
+def _fresh_fit(make_model, X, y):
+    return make_model().fit(X, y)
+
+
+def _overhead_runs(dataset, seeds=range(100, 105), noises=("I-35", "III-35", "I+U30")):
+    """PLC's time outside the estimator, in plain fits, over a dataset's dev runs.
+
+    Yields ``(termination, total, outside)`` per run: the run's time and the part
+    of it spent outside the estimator's ``fit`` and ``predict_proba`` (the
+    median of three runs, after one to warm up), both over the median of three
+    plain fits of the same estimator on the same labels.
+    """
+    from benchmarks.studies.common import noisy_cell, patched
+    from sklearn_plc import PLCClassifier
+
+    for noise, seed in itertools.product(noises, seeds):
+        X_train, _, _, _, y_noisy, make_model = noisy_cell(dataset, "base", noise, seed)
+        owner = type(make_model())
+        plain_fit = functools.partial(_fresh_fit, make_model, X_train, y_noisy)
+        plain, _ = _median_seconds(plain_fit, 3)
+        counts, seconds = defaultdict(int), defaultdict(float)
+        totals, outside = [], []
+        with contextlib.ExitStack() as timers:
+            for name in ("fit", "predict_proba"):
+                timed = _timed(counts, seconds, "estimator", getattr(owner, name))
+                timers.enter_context(patched(owner, **{name: timed}))
+            for repeat in range(4):
+                seconds.clear()
+                plc = PLCClassifier(make_model(), random_state=seed)
+                start = time.perf_counter()
+                plc.fit(X_train, y_noisy)
+                total = time.perf_counter() - start
+                if repeat:  # the first warms up
+                    totals.append(total)
+                    outside.append(total - seconds["estimator"])
+        yield (
+            plc.termination_condition_,
+            float(np.median(totals)) / plain,
+            float(np.median(outside)) / plain,
+        )
+
+
+def no_overhead():
+    """The tables' corrected-run cost if PLC's own code took no time."""
+    from benchmarks.tables import DATASETS, corrected_cost
+    from benchmarks.unseen import KEPT
+
+    warnings.simplefilter("ignore")
+    outside = {}
+    for dataset in CORRECTING_DATASETS:
+        runs = [run for run in _overhead_runs(dataset) if run[0] not in KEPT]
+        outside[dataset] = float(np.median([run[2] for run in runs]))
+        print(
+            f"{dataset}: {len(runs)} corrected dev runs, median "
+            f"{np.median([run[1] for run in runs]):.1f} plain fits, of which "
+            f"{outside[dataset]:.2f} outside the estimator"
+        )
+    with open(STUDIES_DIR + TABLES_LOG) as handle:
+        rows = json.load(handle)["runs"]
+    as_logged = corrected_cost(rows)
+    corrected = [
+        row
+        for row in rows
+        if row["kind"] == "cell"
+        and "cleanlab" in row
+        and "PLC" in row
+        and not DATASETS[row["dataset"]].uses_torch
+        and row["PLC"]["termination"] not in KEPT
+    ]
+    unknown = {row["dataset"] for row in corrected} - set(outside)
+    if unknown:
+        raise SystemExit(f"no dev timing for the corrected runs of {sorted(unknown)}")
+    plc = np.median(
+        [
+            row["PLC"]["fit_s"] / row["Standard"]["fit_s"] - outside[row["dataset"]]
+            for row in corrected
+        ]
+    )
+    print(
+        f"tables ({TABLES_LOG}), {as_logged['runs']} corrected runs: PLC "
+        f"{as_logged['plc']:.1f}x against cleanlab's {as_logged['cleanlab']:.1f}x "
+        f"({as_logged['plc'] / as_logged['cleanlab']:.2f} times) as logged; "
+        f"{plc:.1f}x ({plc / as_logged['cleanlab']:.2f} times) with PLC's own "
+        f"time taken out"
+    )
+
+
 if __name__ == "__main__":
     commands = {
         "endings": endings,
@@ -829,6 +931,7 @@ if __name__ == "__main__":
         "undone-replay": undone_replay,
         "fold-reuse": fold_reuse,
         "contest-one-sample": contest_one_sample,
+        "no-overhead": no_overhead,
     }
     if sys.argv[1:] == ["undone-replay", "trees"]:
         undone_replay(trees_only=True)
