@@ -641,29 +641,40 @@ def _ahead_of_cleanlab(entry):
     return at_least(np.mean(entry["PLC"]), np.mean(entry["cleanlab"]))
 
 
-def corrected_cost(rows):
-    """PLC's fit time over Standard's where it corrects, against cleanlab's.
-
-    The runs are the scikit-learn cells (not the nets) whose labels PLC did
-    not keep as given (:data:`benchmarks.unseen.KEPT`; a contested run counts:
-    it ran a whole correction run). Returns the median of PLC / Standard and
-    of cleanlab / Standard over those same runs, their count, and the median
-    of PLC / Standard over every run (nets included), or None without a run
-    of all three methods.
-    """
-    ran = [
+def _ran_plc(rows):
+    """The cell runs of a log that ran Standard and PLC."""
+    return [
         r
         for r in rows
         if r["kind"] == "cell" and all(m in r for m in ("Standard", "PLC"))
     ]
-    corrected = [
+
+
+def corrected_runs(rows):
+    """The scikit-learn cell runs (not the nets) whose labels PLC did not keep.
+
+    Kept: :data:`benchmarks.unseen.KEPT`; a contested run counts as corrected
+    (it ran a whole correction run). Only runs that cleanlab ran too.
+    """
+    return [
         r
-        for r in ran
+        for r in _ran_plc(rows)
         if "cleanlab" in r
         and not (r["dataset"] in DATASETS and DATASETS[r["dataset"]].uses_torch)
         and "termination" in r["PLC"]  # older logs cannot tell a kept run
         and r["PLC"]["termination"] not in KEPT
     ]
+
+
+def corrected_cost(rows):
+    """PLC's fit time over Standard's where it corrects, against cleanlab's.
+
+    Returns the median of PLC / Standard and of cleanlab / Standard over the
+    :func:`corrected_runs`, their count, and the median of PLC / Standard over
+    every run (nets included), or None without a corrected run.
+    """
+    ran = _ran_plc(rows)
+    corrected = corrected_runs(rows)
     if not corrected:
         return None
 

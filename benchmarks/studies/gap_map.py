@@ -344,6 +344,21 @@ def _timed(counts, seconds, key, method):
     return timed
 
 
+@contextlib.contextmanager
+def _timed_parts(parts, counts, seconds):
+    """Within the block, each ``(owner, name): key`` of `parts` is timed under `key`.
+
+    Every call adds one to ``counts[key]`` and its seconds to ``seconds[key]``.
+    """
+    from benchmarks.studies.common import patched
+
+    with contextlib.ExitStack() as timers:
+        for (owner, name), key in parts.items():
+            timed = _timed(counts, seconds, key, getattr(owner, name))
+            timers.enter_context(patched(owner, **{name: timed}))
+        yield
+
+
 def cost():
     """Time one PLC run per scikit-learn dataset of the tables by part."""
     from sklearn.ensemble import RandomForestClassifier
@@ -353,7 +368,7 @@ def cost():
     import sklearn_plc._out_of_fold as out_of_fold
     import sklearn_plc._refit_run as refit_run
     from benchmarks import tables
-    from benchmarks.studies.common import noisy_cell, patched
+    from benchmarks.studies.common import noisy_cell
     from sklearn_plc import PLCClassifier
 
     warnings.simplefilter("ignore")
@@ -388,10 +403,7 @@ def cost():
         counts.clear()
         seconds.clear()
         totals = []
-        with contextlib.ExitStack() as timers:
-            for (owner, name), key in parts.items():
-                timed = _timed(counts, seconds, key, getattr(owner, name))
-                timers.enter_context(patched(owner, **{name: timed}))
+        with _timed_parts(parts, counts, seconds):
             for _ in range(REPEATS):
                 start = time.perf_counter()
                 plc = PLCClassifier(make_model(), random_state=100)
@@ -842,7 +854,7 @@ def _overhead_runs(dataset, seeds=range(100, 105), noises=("I-35", "III-35", "I+
     median of three runs, after one to warm up), both over the median of three
     plain fits of the same estimator on the same labels.
     """
-    from benchmarks.studies.common import noisy_cell, patched
+    from benchmarks.studies.common import noisy_cell
     from sklearn_plc import PLCClassifier
 
     for noise, seed in itertools.product(noises, seeds):
@@ -852,10 +864,8 @@ def _overhead_runs(dataset, seeds=range(100, 105), noises=("I-35", "III-35", "I+
         plain, _ = _median_seconds(plain_fit, 3)
         counts, seconds = defaultdict(int), defaultdict(float)
         totals, outside = [], []
-        with contextlib.ExitStack() as timers:
-            for name in ("fit", "predict_proba"):
-                timed = _timed(counts, seconds, "estimator", getattr(owner, name))
-                timers.enter_context(patched(owner, **{name: timed}))
+        parts = {(owner, "fit"): "estimator", (owner, "predict_proba"): "estimator"}
+        with _timed_parts(parts, counts, seconds):
             for repeat in range(4):
                 seconds.clear()
                 plc = PLCClassifier(make_model(), random_state=seed)
@@ -874,7 +884,7 @@ def _overhead_runs(dataset, seeds=range(100, 105), noises=("I-35", "III-35", "I+
 
 def no_overhead():
     """The tables' corrected-run cost if PLC's own code took no time."""
-    from benchmarks.tables import DATASETS, corrected_cost
+    from benchmarks.tables import corrected_cost, corrected_runs
     from benchmarks.unseen import KEPT
 
     warnings.simplefilter("ignore")
@@ -890,15 +900,7 @@ def no_overhead():
     with open(STUDIES_DIR + TABLES_LOG) as handle:
         rows = json.load(handle)["runs"]
     as_logged = corrected_cost(rows)
-    corrected = [
-        row
-        for row in rows
-        if row["kind"] == "cell"
-        and "cleanlab" in row
-        and "PLC" in row
-        and not DATASETS[row["dataset"]].uses_torch
-        and row["PLC"]["termination"] not in KEPT
-    ]
+    corrected = corrected_runs(rows)
     unknown = {row["dataset"] for row in corrected} - set(outside)
     if unknown:
         raise SystemExit(f"no dev timing for the corrected runs of {sorted(unknown)}")
