@@ -338,7 +338,7 @@ def _sklearn_path_peak(n_samples, n_classes, window, rounds):
     """
     import tracemalloc
 
-    from sklearn_plc._corrector import LabelCorrector
+    from sklearn_plc._label_state import LabelCorrector
 
     rng = np.random.default_rng(0)
     model_output = rng.dirichlet(np.full(n_classes, 0.3), size=n_samples)

@@ -1,185 +1,248 @@
-"""How a refit run ends: the verdict on its corrections, and what is left out.
+"""How a refit run ends: a pure function of the run's evidence and its settings.
 
-Once the loop of :class:`~sklearn_plc._refit_run.RefitRun` has stopped, the
-held-out judge's end verdict decides what the final fit trains on:
+Once the refit loop has stopped, :func:`end_of_run` reads the held-out evidence
+(:class:`RunEvidence`) and decides what the final fit trains on:
 
-- **kept**: the corrected labels (``RefitRun``'s final fit may still weigh
-  the relabels or leave the doubtful samples out);
+- **kept** (``"converged"``, ``"max_iter"``): the corrected labels, each
+  relabel weighed against its given label (``relabel_weight``) where the
+  estimator takes sample weights, or the doubtful samples left out where it
+  cannot (``contested="auto"``), or the contested ones with
+  ``contested="set_aside"``;
 - **undone** (``"undone"``): the corrections trained clearly worse models, so
   the labels go back to those given; where the final fit would weigh the
-  relabels, fold models fitted as it is fitted are judged once more first
-  (:func:`judge_weighed`);
+  relabels, fold models fitted as it is fitted are judged once more first;
 - **contested** (``"corrections_contested"``): they trained worse models, but
   not clearly; the labels go back to those given, and the samples that
   confident learning disputes on new held-out models (averaged with the first
-  round's) are left out (:func:`contested_set_aside`);
+  round's) are left out;
 - a model that does not memorise (``"not_memorising"``) keeps the labels, and
   its sure disputes are left out where fold models refitted without them agree
-  clearly better with the judged labels (:func:`judged_set_aside`);
+  clearly better with the judged labels;
 - a model too weak to judge (``"too_weak_to_judge"``) keeps the labels.
 
-Where the model memorises nearly every label it disputes, and the final fit
-trains on every sample (the kept corrections, the labels as given after an
-undo, or those of a model too weak to judge), the first round's disputes more
-likely drawn at random than confused by the model are left out of it
-(:func:`random_label_set_aside`).
+Where the model memorises nearly every label it disputes and the final fit
+trains on every sample, the first round's disputes more likely drawn at random
+than confused by the model are left out of it.
 
-Each function reads the run's settings from ``run`` (a ``RefitRun``: its
-``plc``, ``confidence``, ``classes``, ``groups`` and ``weight_key``).
+Three of these need models the loop did not fit. :func:`end_of_run` then
+returns a :class:`FitRequest` instead of an :class:`Ending`; the run path fits
+what it names, records the result in ``RunEvidence.fitted`` and calls it again.
+So every decision can be tested with plain arrays, and the path owns every fit.
 """
 
-from numbers import Integral
+from dataclasses import dataclass, field, replace
 
 import numpy as np
-from tqdm.auto import tqdm
 
-from ._final_fit import keep_every_class, weighed_out_of_fold_proba
-from ._judge import sure_ratio_for
-from ._out_of_fold import (
-    make_splits,
-    out_of_bag_proba,
-    out_of_fold_proba,
-    splits_without,
+from ._judge import JudgedRefit, corrections_verdict, leave_out_verdict
+from ._random_label_detector import random_labels
+from ._thresholds import (
+    LEAVE_OUT_STANDARD_ERRORS,
+    RANDOM_LABELS_MIN_MEMORISATION,
+    UNDO_STANDARD_ERRORS,
+    sure_ratio_for,
 )
-from ._random_labels import random_labels
-from ._report import round_line
 from .correction import confidence_ratio, relabel_weights
-from .evidence import WORSE_STANDARD_ERRORS, confident_label_issues
+from .evidence import confident_label_issues
 
-# The outcomes of a run that returns the labels as given
+# The outcomes of a run that returns the labels as given...
 LABELS_KEPT = ("not_memorising", "too_weak_to_judge", "undone")
 # ... and every outcome whose final fit trains on the labels as given
 LABELS_GIVEN = (*LABELS_KEPT, "corrections_contested")
-# Where the end verdict would undo and the final fit weighs the relabels, judge
-# once more with fold models fitted as the final fit is (weighed), and undo only
-# if those also agree clearly worse: the judged refits trained on hard labels.
-REJUDGE_WEIGHED = True
-# Where the model does not memorise, its first round's sure disputes are still
-# left out of the final fit if fold models refitted without them agree with the
-# judged samples' given labels better than the first round's by this many
-# standard errors (paired). Leaving a model's own errors out makes it agree
-# more with itself, which under feature-dependent noise can look like a gain of
-# a standard error or two; three times the undo's bar asks for a gain that
-# chance and that bias do not give. A model too weak to judge is not asked:
-# its sure disputes are its own errors as often as the labels'.
-SET_ASIDE_STANDARD_ERRORS = 3.0
-# Where the judged corrections agree with the held-out given labels less than
-# the labels as given do, but not clearly less (no undo), the corrections as a
-# whole are contested: the labels are kept as given, and the samples that
-# confident learning disputes on out-of-fold probabilities of new folds of
-# every sample are left out of the final fit instead. False: keep them.
-CONTEST_CORRECTIONS = True
-# Leave out of the final fit the first round's disputes that are more likely
-# labels drawn at random than the model's own confusions (``_random_labels``),
-# if the model memorises nearly every label it disputes
-# (``memorisation_["rate"]`` at least this): such a model (a tree ensemble,
-# boosting) gives each random label a region of its own, while a smoother one
-# (a linear model, naive Bayes, k-NN) fits only some and averages the rest
-# out, so that leaving them out loses more samples than noise. A random label
-# carries no trace of its right class, so a relabel of it is the model's guess,
-# and leaving it out asks only that it be wrong. None: fit every sample.
-RANDOM_LABELS_MIN_MEMORISATION = 0.8
-# The run endings whose final fit trains on every sample, and so may leave
-# the random labels out
+# The outcomes whose final fit trains on every sample, less the random labels
 RANDOM_LABELS_ENDINGS = ("too_weak_to_judge", "undone", "converged", "max_iter")
-# How many new folds: None, as many as ``cv`` (five, as cleanlab, did no better
-# on the studies' sets and cost two more fits)
-CONTESTED_FOLDS = None
-# Average the new folds' probabilities with the first round's (fold models on
-# the labels as given too, on another partition) before confident learning
-# reads them: two independent held-out estimates at no fit more. The first
-# round's alone chose the corrections that were contested, and its disputes
-# alone did worse than the new folds'. False: the new folds' only.
-CONTEST_WITH_FIRST_ROUND = True
+# The values of ``contested`` that leave samples out on the held-out evidence
+LEAVES_OUT = ("auto", "set_aside")
 
 
-def end_run(
-    run,
-    stopped,
-    *,
-    corrector,
-    judge,
-    estimator,
-    X,
-    splits,
-    fit_params,
-    validation,
-    trusted,
-    rng,
-):
-    """The verdict on a stopped loop: undo, contest, or keep the corrections.
+def keep_every_class(left_out, labels):
+    """`left_out` without the samples whose class it would empty (a new array).
 
-    Sets the labels back to those given where the run ends with them.
+    Every class the labels hold keeps samples in a fit, as a correction pass
+    never empties a class.
+    """
+    left_out = left_out.copy()
+    n_classes = int(labels.max()) + 1
+    kept = np.bincount(labels[~left_out], minlength=n_classes)
+    emptied = (kept == 0) & (np.bincount(labels, minlength=n_classes) > 0)
+    left_out[emptied[labels]] = False
+    return left_out
+
+
+def doubtful_samples(disputed, labels, given_labels):
+    """What an estimator without sample weights leaves out: relabels and disputes.
+
+    It cannot train a relabel at part weight, so it trains on neither of its
+    labels; nor on a label the model still disputes (`disputed`), which at
+    full weight its next predictions would confirm (a k-NN's neighbours vote).
+    """
+    return disputed | (labels != given_labels)
+
+
+@dataclass(frozen=True)
+class EndingSettings:
+    """The settings the end of a run reads.
+
+    Attributes
+    ----------
+    contested : {"auto", "weigh", "keep", "set_aside"}
+        ``PLCClassifier``'s parameter.
+    revert_if_worse : bool
+        ``PLCClassifier``'s parameter.
+    held_out : bool
+        The probabilities are held out (``"cv"`` or ``"oob"``): there is a judge.
+    weighable : bool
+        The final fit weighs each relabel against its given label.
+    refits_folds : bool
+        The run has folds (``"cv"``) that can be fitted again.
+    trusted : bool
+        Verified labels judge (any measured loss undoes).
+    """
+
+    contested: str
+    revert_if_worse: bool
+    held_out: bool
+    weighable: bool
+    refits_folds: bool
+    trusted: bool
+
+
+@dataclass(frozen=True)
+class RunEvidence:
+    """What the end of a refit run reads, as plain arrays.
+
+    Attributes
+    ----------
+    stopped : str
+        Why the loop ended (``"converged"``, ``"max_iter"``,
+        ``"not_memorising"``, ``"too_weak_to_judge"``, or ``"undone"`` where a
+        refit agreed so much worse that the loop stopped early).
+    given_labels, labels : ndarray of int of shape (n_samples,)
+        The labels as given, and as the loop left them.
+    reference, last : JudgedRefit or None
+        The first and the last judged refits (None without a judge).
+    first_proba : ndarray of shape (n_samples, n_classes) or None
+        The first round's held-out probabilities, where it took the
+        memorisation test.
+    memorisation : dict or None
+        The memorisation test's evidence.
+    pass_proba : ndarray of shape (n_samples, n_classes) or None
+        What the last pass read (the window average, aligned); None in sample.
+    disputed : ndarray of bool of shape (n_samples,) or None
+        Labels the last pass's probabilities still dispute, or that went back
+        and forth (``LabelCorrector.contested``); None in sample.
+    trusted : ndarray of bool or None
+        Verified labels, never left out.
+    validation : ndarray of int or None
+        The samples no correcting model trained on.
+    fitted : dict
+        What the path fitted at a :class:`FitRequest`, by its name; None where
+        it could not be fitted.
+    """
+
+    stopped: str
+    given_labels: np.ndarray
+    labels: np.ndarray
+    reference: JudgedRefit | None = None
+    last: JudgedRefit | None = None
+    first_proba: np.ndarray | None = None
+    memorisation: dict | None = None
+    pass_proba: np.ndarray | None = None
+    disputed: np.ndarray | None = None
+    trusted: np.ndarray | None = None
+    validation: np.ndarray | None = None
+    fitted: dict = field(default_factory=dict)
+
+    def with_fitted(self, name, value):
+        """A copy with `value` recorded as the fit `name`."""
+        return replace(self, fitted={**self.fitted, name: value})
+
+
+@dataclass(frozen=True)
+class FitRequest:
+    """Models the end of a run needs before it can decide.
+
+    ``name`` is one of:
+
+    - ``"weighed_folds"``: the run's folds fitted on ``labels`` with each
+      relabel weighed by ``weights`` against its given label, as the final fit
+      would be; the path records their :class:`JudgedRefit` (``weighed=True``);
+    - ``"contest"``: new held-out probabilities of every sample on the labels
+      as given (new folds of ``cv``, or one new out-of-bag ensemble); the path
+      records them;
+    - ``"left_out"``: the run's folds on the labels as given, without the
+      samples in ``left_out``; the path records, per judged sample, whether
+      they agree with its given label.
+    """
+
+    name: str
+    weights: np.ndarray | None = None
+    left_out: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Ending:
+    """What a refit run ends with.
+
+    Attributes
+    ----------
+    termination : str
+        ``termination_condition_``.
+    labels : ndarray of int
+        The labels the final fit trains on.
+    restore_given_labels : bool
+        The corrections are set back (undone or contested), to be logged.
+    selection : dict or None
+        The held-out comparison behind the ending (``selection_``).
+    set_aside : ndarray of bool or None
+        The samples the final fit leaves out; None: none.
+    relabel_weight : ndarray of float or None
+        The weight of each label in the final fit, the given label having the
+        rest; None: every label at weight 1.
+    memorisation : dict or None
+        The memorisation evidence, with ``"random_label_share"`` where read.
+    """
+
+    termination: str
+    labels: np.ndarray
+    restore_given_labels: bool = False
+    selection: dict | None = None
+    set_aside: np.ndarray | None = None
+    relabel_weight: np.ndarray | None = None
+    memorisation: dict | None = None
+
+
+def end_of_run(evidence, settings):
+    """The end of a refit run, or the fit it needs first.
 
     Parameters
     ----------
-    run : RefitRun
-        The run (its settings; see the module docstring).
-    stopped : str
-        Why the loop ended.
-    corrector : LabelCorrector
-        The run's labels (the given ones: ``initial_labels``); set back to the
-        given ones where undone or contested.
-    judge : HeldOutJudge or None
-        None without held-out confidence (nothing to judge).
-    estimator : estimator object
-        The (seeded) estimator the run fits.
-    X, splits, fit_params, validation
-        As the loop had them.
-    trusted : ndarray or None
-        The verified samples, if any (a judge on them undoes any loss).
-    rng : RandomState
-        Draws the new folds of a contest.
+    evidence : RunEvidence
+    settings : EndingSettings
 
     Returns
     -------
-    stopped : str
-        The run's ``termination_condition_``.
-    selection : dict or None
-        The end verdict (``selection_``); None without a judge.
-    set_aside : ndarray of bool of shape (n_samples,) or None
-        The samples the final fit leaves out: where the labels stay as given,
-        the contested ones or a non-memorising model's clear set-aside; where
-        a model that memorises fits every sample, the labels that look drawn
-        at random; None otherwise.
+    Ending or FitRequest
     """
-    plc = run.plc
+    stopped = evidence.stopped
+    given = evidence.given_labels
     selection = set_aside = None
-    if judge is not None:
-        # a judge on verified labels is unbiased, so any measured loss undoes
-        worse_bar = 0.0 if trusted is not None else WORSE_STANDARD_ERRORS
-        selection = judge.verdict(worse_bar if plc.revert_if_worse else None)
-        if (
-            REJUDGE_WEIGHED
-            and selection is not None
-            and selection["undone"]
-            and stopped != "undone"  # not stopped early
-            and splits is not None
-            and run.weight_key is not None
-        ):
-            judge_weighed(
-                run, judge, corrector, estimator, X, splits, fit_params, validation
-            )
-            selection = judge.verdict(worse_bar)
+    restore = False
+    if settings.held_out:
+        selection, request = _undo_verdict(evidence, settings)
+        if request is not None:
+            return request
         if selection is not None and selection["undone"]:
-            set_back(run, corrector)
-            stopped = "undone"
-    # a selection needs the held-out judge; a trusted judge undoes any loss
-    if (
-        CONTEST_CORRECTIONS
-        and selection is not None
-        and not selection["undone"]
-        and selection["gain"] < 0
-        and stopped not in LABELS_KEPT
-        and plc.contested == "auto"
-        and plc.revert_if_worse
-    ):
-        set_aside = contested_set_aside(
-            run, estimator, X, corrector.initial_labels, fit_params, rng
-        )
-        if set_aside is not None:
-            set_back(run, corrector)
-            stopped = "corrections_contested"
+            restore, stopped = True, "undone"
+    if _contests(selection, stopped, settings):
+        if "contest" not in evidence.fitted:
+            return FitRequest("contest")
+        proba = evidence.fitted["contest"]
+        if proba is not None:  # None: the new models could not be fitted
+            if evidence.first_proba is not None:
+                proba = (proba + evidence.first_proba) / 2
+            set_aside = keep_every_class(confident_label_issues(proba, given), given)
+            restore, stopped = True, "corrections_contested"
             selection = {
                 **selection,
                 "chosen": False,
@@ -187,170 +250,153 @@ def end_run(
             }
     if (
         stopped == "not_memorising"
-        and plc.contested in ("auto", "set_aside")
-        and splits is not None
-        and validation is not None
-        and trusted is None
+        and settings.contested in LEAVES_OUT
+        and settings.refits_folds
+        and evidence.validation is not None
+        and not settings.trusted
     ):
-        set_aside, selection = judged_set_aside(
-            run, corrector, judge, estimator, X, splits, fit_params, validation
-        )
+        outcome = _sure_disputes_left_out(evidence)
+        if isinstance(outcome, FitRequest):
+            return outcome
+        set_aside, selection = outcome
+    memorisation = evidence.memorisation
     if (
-        RANDOM_LABELS_MIN_MEMORISATION is not None
-        and stopped in RANDOM_LABELS_ENDINGS
-        and plc.contested in ("auto", "set_aside")
-        and run.first_proba is not None
+        stopped in RANDOM_LABELS_ENDINGS
+        and settings.contested in LEAVES_OUT
+        and evidence.first_proba is not None
     ):
-        set_aside = random_label_set_aside(run, corrector)
-    return stopped, selection, set_aside
-
-
-def set_back(run, corrector):
-    """Set every label back to the given one (logged); say so at verbose 2."""
-    corrector.restore_given_labels()
-    if run.plc.verbose >= 2:
-        tqdm.write(round_line(corrector.history[-1], corrector.labels.shape[0]))
-
-
-def judge_weighed(run, judge, corrector, estimator, X, splits, fit_params, validation):
-    """Judge fold models fitted on the current labels as the final fit is.
-
-    Nothing is judged where no relabel would be weighed.
-    """
-    weight = relabel_weights(
-        corrector.pass_proba(), corrector.initial_labels, corrector.labels
+        set_aside, memorisation = _random_labels_left_out(evidence)
+    labels = given if restore else evidence.labels
+    relabel_weight = None
+    if stopped not in LABELS_GIVEN and settings.held_out:
+        set_aside = _doubtful_left_out(set_aside, evidence, settings)
+        if settings.weighable:
+            relabel_weight = relabel_weights(evidence.pass_proba, given, labels)
+    return Ending(
+        termination=stopped,
+        labels=labels,
+        restore_given_labels=restore,
+        selection=selection,
+        set_aside=set_aside,
+        relabel_weight=relabel_weight,
+        memorisation=memorisation,
     )
-    if not (weight < 1).any():
-        return
-    proba = weighed_out_of_fold_proba(
-        estimator,
-        X,
-        corrector.labels,
-        corrector.initial_labels,
-        weight,
-        splits,
-        classes=run.classes,
-        params=fit_params,
-        key=run.weight_key,
-        validation=validation,
-        n_jobs=run.plc.n_jobs,
-    )
-    judge.judge(proba, corrector.n_rounds, weighed=True)
 
 
-def contested_set_aside(run, estimator, X, encoded, fit_params, rng):
-    """The given labels that confident learning disputes, on fresh models.
+def _undo_verdict(evidence, settings):
+    """``(selection, request)``: the held-out verdict on the corrections.
 
-    Held-out probabilities of every sample on the labels as given: out of
-    fold from new folds of ``cv`` (a new shuffle; a splitter as given), or
-    out of bag from one new ensemble fitted on every sample, averaged with
-    the first round's where it was kept (``CONTEST_WITH_FIRST_ROUND``). None
-    where they cannot be fitted (a fold too small for the estimator).
+    A verified judge is unbiased, so any measured loss undoes. Where the
+    verdict undoes and the final fit would weigh the relabels, the folds
+    fitted as it is (weighed) judge once more, and decide.
     """
-    plc = run.plc
-    cv = plc.cv
-    if CONTESTED_FOLDS is not None and isinstance(cv, Integral):
-        cv = CONTESTED_FOLDS
-    try:
-        if run.confidence == "oob":
-            proba, _ = out_of_bag_proba(
-                estimator,
-                X,
-                encoded,
-                run.classes,
-                fit_params=fit_params,
-                in_sample=False,
-                n_jobs=plc.n_jobs,
+    bar = 0.0 if settings.trusted else UNDO_STANDARD_ERRORS
+    selection = corrections_verdict(
+        evidence.reference, evidence.last, bar if settings.revert_if_worse else None
+    )
+    if (
+        selection is not None
+        and selection["undone"]
+        and evidence.stopped != "undone"  # not stopped early
+        and settings.refits_folds
+        and settings.weighable
+    ):
+        weights = relabel_weights(
+            evidence.pass_proba, evidence.given_labels, evidence.labels
+        )
+        if (weights < 1).any():
+            if "weighed_folds" not in evidence.fitted:
+                return None, FitRequest("weighed_folds", weights=weights)
+            selection = corrections_verdict(
+                evidence.reference, evidence.fitted["weighed_folds"], bar
             )
-        else:
-            proba, _ = out_of_fold_proba(
-                estimator,
-                X,
-                encoded,
-                make_splits(cv, X, encoded, rng, run.groups),
-                run.classes,
-                fit_params=fit_params,
-                n_jobs=plc.n_jobs,
-            )
-    except ValueError:
-        return None
-    if CONTEST_WITH_FIRST_ROUND and run.first_proba is not None:
-        proba = (proba + run.first_proba) / 2
-    return keep_every_class(confident_label_issues(proba, encoded), encoded)
+    return selection, None
 
 
-def judged_set_aside(
-    run, corrector, judge, estimator, X, splits, fit_params, validation
-):
-    """The first round's sure disputes, where leaving them out is clearly better.
+def _contests(selection, stopped, settings):
+    """Whether corrections judged at a loss too small to undo are contested."""
+    return (
+        selection is not None
+        and not selection["undone"]
+        and selection["gain"] < 0
+        and stopped not in LABELS_KEPT
+        and settings.contested == "auto"
+        and settings.revert_if_worse
+    )
 
-    A model that does not memorise keeps the labels as given. Its sure
-    disputes are the samples whose held-out label probability in the first
-    round was at most the sure ratio of the top class's
-    (``sure_ratio_for``). The same folds are refitted without the
-    fold-trained ones, and where those models agree with the judged
-    samples' given labels better than the first round's by more than
-    ``SET_ASIDE_STANDARD_ERRORS`` standard errors, paired, every sure
-    dispute is left out of the final fit: the judged ones too, whose
-    probabilities come from the same fold models, held out as well (the
+
+def _sure_disputes_left_out(evidence):
+    """A non-memorising model's sure disputes, where leaving them out is clearly better.
+
+    Its sure disputes are the samples whose first-round held-out label
+    probability was at most the sure ratio of the top class's. The same folds
+    are fitted without the fold-trained ones, and where those models agree
+    with the judged samples' given labels better than the first round's by
+    more than ``LEAVE_OUT_STANDARD_ERRORS`` standard errors, paired, every
+    sure dispute is left out of the final fit: the judged ones too (the
     comparison tests the rule, not the particular samples).
 
     Returns
     -------
-    set_aside : ndarray of bool of shape (n_samples,) or None
-        The sure disputes where they are left out; None otherwise.
-    selection : dict or None
-        The comparison (``selection_``, with ``"compared": "set_aside"``);
-        None where there was no candidate or the folds could not be
-        refitted without them.
+    (set_aside, selection) or FitRequest
+        ``set_aside`` None where nothing is left out; ``selection`` None where
+        nothing was compared.
     """
-    labels = corrector.initial_labels
-    (proba,) = corrector.recorded  # the refusal ends the run after round 0
+    labels = evidence.given_labels
+    proba = evidence.first_proba
     trained = np.ones(labels.shape[0], dtype=bool)
-    trained[validation] = False
+    trained[evidence.validation] = False
     sure = confidence_ratio(proba, labels) <= sure_ratio_for(proba.shape[1])
     disputed = keep_every_class(trained & sure, labels)
     if not disputed.any():
         return None, None
-    try:
-        proba_without, _ = out_of_fold_proba(
-            estimator,
-            X,
-            labels,
-            splits_without(splits, disputed),
-            run.classes,
-            fit_params=fit_params,
-            n_jobs=run.plc.n_jobs,
-            validation=validation,
-        )
-    except ValueError:
-        # too few samples left in a fold for the estimator (k-NN:
-        # n_neighbors): nothing to compare, the labels stay as given
+    if "left_out" not in evidence.fitted:
+        return FitRequest("left_out", left_out=disputed)
+    agrees = evidence.fitted["left_out"]
+    if agrees is None:  # too few samples left in a fold (k-NN: n_neighbors)
         return None, None
-    selection = judge.compare_with_given(proba_without, SET_ASIDE_STANDARD_ERRORS)
+    selection = leave_out_verdict(
+        agrees, evidence.reference.agrees, LEAVE_OUT_STANDARD_ERRORS
+    )
     set_aside = keep_every_class(sure, labels)
     selection["n_set_aside"] = int(set_aside.sum())
     return (set_aside if selection["chosen"] else None), selection
 
 
-def random_label_set_aside(run, corrector):
-    """The first round's disputes that look drawn at random, or None.
+def _random_labels_left_out(evidence):
+    """``(set_aside, memorisation)``: the first round's random-looking disputes.
 
-    Reads the first round's held-out probabilities (``run.first_proba``, on
-    the labels as given) with :func:`~sklearn_plc._random_labels.random_labels`
-    and records the fitted share of random labels among the disputes in
-    ``run.memorisation["random_label_share"]`` (None in two classes). They are
-    left out only where the model memorises at least
-    ``RANDOM_LABELS_MIN_MEMORISATION`` of the labels it disputes; verified
-    (``trusted``) samples never are.
+    Reads the first round's held-out probabilities with
+    :func:`~sklearn_plc._random_label_detector.random_labels` and records the
+    share of random labels among the disputes (``"random_label_share"``; None
+    in two classes). They are left out only where the model memorises at
+    least ``RANDOM_LABELS_MIN_MEMORISATION`` of the labels it disputes;
+    verified labels never are.
     """
-    labels = corrector.initial_labels
-    random, share = random_labels(np.asarray(run.first_proba, dtype=float), labels)
-    if corrector.fixed is not None:
-        random &= ~corrector.fixed  # verified labels are never left out
-    evidence = run.memorisation
-    evidence["random_label_share"] = share
-    if evidence["rate"] < RANDOM_LABELS_MIN_MEMORISATION:
-        return None
+    labels = evidence.given_labels
+    random, share = random_labels(np.asarray(evidence.first_proba, dtype=float), labels)
+    if evidence.trusted is not None:
+        random &= ~evidence.trusted
+    memorisation = {**evidence.memorisation, "random_label_share": share}
+    if memorisation["rate"] < RANDOM_LABELS_MIN_MEMORISATION:
+        return None, memorisation
     random = keep_every_class(random, labels)
-    return random if random.any() else None
+    return (random if random.any() else None), memorisation
+
+
+def _doubtful_left_out(set_aside, evidence, settings):
+    """What a kept run's final fit leaves out besides `set_aside`.
+
+    ``contested="set_aside"``: the labels still disputed; ``"auto"`` where the
+    estimator cannot weigh: every relabel and every dispute.
+    """
+    left_out = [] if set_aside is None else [set_aside]
+    if settings.contested == "set_aside":
+        left_out.append(evidence.disputed)
+    elif settings.contested == "auto" and not settings.weighable:
+        left_out.append(
+            doubtful_samples(evidence.disputed, evidence.labels, evidence.given_labels)
+        )
+    if not left_out:
+        return None
+    return keep_every_class(np.logical_or.reduce(left_out), evidence.labels)

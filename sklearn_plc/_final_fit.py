@@ -1,13 +1,11 @@
-"""What the final fit (and an unweighted fold fit) trains on, given the run's labels.
+"""Fitting on the run's labels as the ending decided: weighed, or with samples left out.
 
 With ``contested="auto"`` or ``"weigh"``, a relabel is fitted on both its labels
-by weight (:func:`weighed_fit`); where the estimator takes no sample weights, the
-doubtful samples are left out instead (:func:`unweighed_set_aside`); a set-aside
-never empties a class (:func:`keep_every_class`); :func:`fit_final_model` fits
-the final model accordingly. Before an undo, the same folds
-the run was judged on are fitted as the final fit weighs
-(:func:`weighed_out_of_fold_proba`), so that the verdict is about the model that
-ships.
+by weight (:func:`weighed_fit`); :func:`fit_final_model` fits the final model on
+the labels, weights and set-aside of :class:`~sklearn_plc._ending.Ending`.
+Before an undo, the same folds the run was judged on are fitted as the final
+fit weighs (:func:`weighed_out_of_fold_proba`), so that the verdict is about the
+model that ships.
 """
 
 import warnings
@@ -16,40 +14,12 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils import _safe_indexing
 
-from ._out_of_fold import (
+from ._held_out import (
     fit_fold,
     fit_on_indices,
     out_of_fold_proba,
     per_sample_params,
 )
-
-
-def keep_every_class(set_aside, labels):
-    """`set_aside` without the samples whose class it would empty (a new array).
-
-    Every class the labels hold keeps its samples in the final fit, as a
-    correction pass never empties a class.
-    """
-    set_aside = set_aside.copy()
-    n_classes = int(labels.max()) + 1
-    kept = np.bincount(labels[~set_aside], minlength=n_classes)
-    emptied = (kept == 0) & (np.bincount(labels, minlength=n_classes) > 0)
-    set_aside[emptied[labels]] = False
-    return set_aside
-
-
-def unweighed_set_aside(corrector):
-    """The samples that ``contested="auto"`` leaves out of an unweighted fit.
-
-    An estimator whose ``fit`` takes no per-sample weights cannot train a
-    relabel at part weight (:func:`weighed_fit`), so it trains on neither of
-    its labels; nor on a label that the model still disputes. Every relabelled
-    sample and every contested one is left out: of the final fit, and of the
-    loop's fold fits after the first round, where a doubtful label kept at full
-    weight would be confirmed by the next predictions (a k-NN's neighbours
-    vote with it).
-    """
-    return corrector.contested() | (corrector.labels != corrector.initial_labels)
 
 
 def warn_fitted_on_every_sample(estimator, n_left_out, contested, error, stacklevel=4):
@@ -123,13 +93,20 @@ def fit_final_model(
     below 1) a relabel is fitted on both its labels (:func:`weighed_fit`,
     weights to the fit keyword `key`). Where the estimator cannot be fitted on
     the rest without weights (k-NN: fewer samples than ``n_neighbors``), it
-    warns and fits a fresh clone of `estimator` on every sample, and clears
-    `set_aside` in place (the run's own array, so ``set_aside_`` follows).
+    warns and fits a fresh clone of `estimator` on every sample.
+
+    Returns
+    -------
+    model : estimator
+        The fitted final model.
+    set_aside : ndarray of bool or None
+        The samples it left out: `set_aside`, or None where it fitted every
+        sample instead.
     """
     if relabel_weight is not None:
         if set_aside is not None and set_aside.any():
             kept = np.flatnonzero(~set_aside)
-            return weighed_fit_on(
+            model = weighed_fit_on(
                 final,
                 X,
                 labels,
@@ -140,20 +117,22 @@ def fit_final_model(
                 fit_params,
                 key,
             )
-        return weighed_fit(
+            return model, set_aside
+        model = weighed_fit(
             final, X, labels, given_labels, relabel_weight, classes, fit_params, key
         )
+        return model, set_aside
     if set_aside is not None and set_aside.any():
         kept = np.flatnonzero(~set_aside)
         try:
-            return fit_fold(final, X, labels, kept, classes, fit_params)
+            return fit_fold(final, X, labels, kept, classes, fit_params), set_aside
         except ValueError as error:
             warn_fitted_on_every_sample(
                 estimator, int(set_aside.sum()), contested, error, stacklevel=5
             )
-            set_aside[:] = False
+            set_aside = None
             final = clone(estimator)
-    return fit_on_indices(final, X, labels, classes, fit_params)
+    return fit_on_indices(final, X, labels, classes, fit_params), set_aside
 
 
 def weighed_out_of_fold_proba(
@@ -161,7 +140,7 @@ def weighed_out_of_fold_proba(
 ):
     """Held-out probabilities of fold models fitted as the final fit is (weighed).
 
-    :func:`~sklearn_plc._out_of_fold.out_of_fold_proba` on the same `splits`,
+    :func:`~sklearn_plc._held_out.out_of_fold_proba` on the same `splits`,
     each fold's clone fitted on its training part by :func:`weighed_fit`.
     `fit` holds ``classes``, ``params`` (the fit parameters), ``key`` (the
     weights' fit keyword), ``validation`` and ``n_jobs``.

@@ -14,10 +14,12 @@ on, and from the given labels alone unless verified (``trusted``) ones exist:
   that returns the labels as given when the last refit agrees clearly worse
   than the first.
 
-The math (paired gain, memorisation rate) lives in :mod:`sklearn_plc.correction`.
+The math (paired gain, memorisation rate) lives in :mod:`sklearn_plc.evidence`;
+what the run does with the verdict, in :mod:`sklearn_plc._ending`.
 """
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.model_selection import (
@@ -26,30 +28,9 @@ from sklearn.model_selection import (
     StratifiedShuffleSplit,
 )
 
+from ._thresholds import EVIDENCE_STANDARD_ERRORS, FEW_TRUSTED
 from .correction import confidence_ratio
-from .evidence import (
-    EVIDENCE_STANDARD_ERRORS,
-    agreement_gain,
-    agrees_clearly_worse,
-    memorisation_rate,
-)
-
-# A held-out dispute of a label is sure where the label's probability is at
-# most half the top class's: the new class at least twice as likely (the
-# "twice" of runner_up_ratio=0.5). In two classes the label is always the
-# runner-up, and a dispute is sure only at a margin of at least 1/2 (the
-# label's probability at most 1/4): a ratio of 1/3. Closer to the boundary a
-# flip is a coin toss. With contested="set_aside", relabels stop at this ratio.
-SURE_RATIO = 1 / 2
-BINARY_SURE_RATIO = 1 / 3
-# Fewer trusted samples than this judge poorly (see the user guide, "Verified
-# labels"): one standard error of their agreement is several points.
-FEW_TRUSTED = 100
-
-
-def sure_ratio_for(n_classes):
-    """The ratio at or below which a held-out dispute of a label is sure."""
-    return BINARY_SURE_RATIO if n_classes == 2 else SURE_RATIO
+from .evidence import agreement_gain, agrees_clearly_worse, memorisation_rate
 
 
 def split_validation(fraction, encoded, rng, groups):
@@ -124,7 +105,7 @@ def choose_judged_samples(
                 f"labels'). With fewer than {FEW_TRUSTED}, consider fitting "
                 f"without trusted.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
         if can_set_aside:
             return np.flatnonzero(~trusted), judged, judged
@@ -215,6 +196,14 @@ def can_judge(evidence):
     return evidence["judge_margin"] >= -margin
 
 
+class JudgedRefit(NamedTuple):
+    """A judged refit: its round, whether each judged sample agrees, how fitted."""
+
+    round: int
+    agrees: np.ndarray
+    weighed: bool = False
+
+
 class HeldOutJudge:
     """Held-out agreement with the given labels, refit after refit.
 
@@ -230,15 +219,27 @@ class HeldOutJudge:
         The labels as given (or verified) that predictions are compared with.
     judged : ndarray of int or None, default=None
         The samples that judge; None: all of them.
+
+    Attributes
+    ----------
+    reference : JudgedRefit or None
+        The first judged refit, trained on the labels as given.
+    last : JudgedRefit or None
+        The last judged refit.
     """
 
     def __init__(self, given_labels, judged=None):
         self.given_labels = given_labels
         self.judged = slice(None) if judged is None else judged
-        self._reference = None  # the first judged round: the labels as given
-        self._last = None  # the last judged round
+        self.reference = None
+        self.last = None
 
-    def judge(self, proba, round_index, weighed=False):
+    def agrees(self, proba):
+        """Per judged sample, whether `proba`'s top class is its given label."""
+        judged = self.judged
+        return proba[judged].argmax(axis=1) == self.given_labels[judged]
+
+    def judge(self, proba, round_index):
         """Record the held-out predictions of a refit; return their agreement.
 
         Parameters
@@ -247,65 +248,17 @@ class HeldOutJudge:
             Held-out probabilities of the models trained in round `round_index`.
         round_index : int
             The round whose labels those models were trained on.
-        weighed : bool, default=False
-            Whether those models weighed the relabels as the final fit does,
-            rather than training on the hard labels.
 
         Returns
         -------
         agreement : float
             Share of the judged samples predicted as their given label.
         """
-        agrees = self._agrees(proba)
-        record = {"round": round_index, "agrees": agrees, "weighed": weighed}
-        if self._reference is None:
-            self._reference = record
-        self._last = record
-        return float(agrees.mean())
-
-    def _agrees(self, proba):
-        """Per judged sample, whether `proba`'s top class is its given label."""
-        judged = self.judged
-        return proba[judged].argmax(axis=1) == self.given_labels[judged]
-
-    def compare_with_given(self, proba, standard_errors):
-        """Judge other models against the labels as given; nothing is recorded.
-
-        For the samples left out of the fits after a refusal
-        (:func:`~sklearn_plc._ending.judged_set_aside`): `proba` holds the held-out
-        probabilities of fold models fitted without them, on the labels as
-        given, and they are chosen where their paired gain in agreement over
-        the first round's models exceeds `standard_errors` standard errors.
-
-        Returns
-        -------
-        selection : dict
-            As :meth:`verdict` gives it, with ``"compared": "set_aside"``,
-            ``"round"`` 0, ``"undone"`` and ``"weighed"`` False, and
-            ``"chosen"`` (whether those samples are left out).
-        """
-        agrees = self._agrees(proba)
-        reference = self._reference["agrees"]
-        gain, standard_error = agreement_gain(agrees, reference)
-        return {
-            "compared": "set_aside",
-            "chosen": bool(gain > standard_errors * standard_error),
-            "round": 0,
-            "holdout_agreement": float(agrees.mean()),
-            "given_labels_agreement": float(reference.mean()),
-            "gain": gain,
-            "standard_error": standard_error,
-            "n_judged": int(agrees.shape[0]),
-            "undone": False,
-            "weighed": False,
-        }
-
-    def _last_gain(self):
-        """(gain, standard error) of the last judged refit over the first; or None."""
-        last, reference = self._last, self._reference
-        if last is reference:
-            return None
-        return agreement_gain(last["agrees"], reference["agrees"])
+        record = JudgedRefit(round_index, self.agrees(proba))
+        if self.reference is None:
+            self.reference = record
+        self.last = record
+        return float(record.agrees.mean())
 
     def shows_harm(self, standard_errors):
         """Whether the last judged refit agrees clearly worse than the first.
@@ -315,54 +268,83 @@ class HeldOutJudge:
         (:func:`~sklearn_plc.evidence.agrees_clearly_worse`; False before a
         second refit).
         """
-        evidence = self._last_gain()
-        return evidence is not None and agrees_clearly_worse(
-            *evidence, self._last["agrees"].shape[0], standard_errors
-        )
+        selection = corrections_verdict(self.reference, self.last, standard_errors)
+        return selection is not None and selection["undone"]
 
-    def verdict(self, standard_errors):
-        """The evidence for the last judged labels, and whether to undo them.
 
-        Compares the agreement of the last judged round with that of the first
-        (models trained on the labels as given).
+def corrections_verdict(reference, last, standard_errors):
+    """The evidence for the last judged labels, and whether to undo them.
 
-        Parameters
-        ----------
-        standard_errors : float >= 0 or None
-            Undo when the paired gain is below ``-standard_errors`` standard
-            errors by one judged sample more
-            (:func:`~sklearn_plc.evidence.agrees_clearly_worse`; 0: any
-            loss); None only records the evidence.
+    Compares the agreement of the `last` judged refit with that of the
+    `reference` (models trained on the labels as given).
 
-        Returns
-        -------
-        selection : dict or None
-            One comparison, whichever labels are returned: ``"round"`` and
-            ``"holdout_agreement"`` of the last judged (corrected) labels,
-            ``"given_labels_agreement"``, their paired ``"gain"`` over the
-            labels as given with its ``"standard_error"``, ``"n_judged"``, and
-            ``"undone"`` (the given labels are returned), and ``"weighed"``
-            (the last judged models weighed the relabels as the final fit
-            does). None when nothing was judged after the first round.
-        """
-        evidence = self._last_gain()
-        if evidence is None:
-            return None
-        gain, standard_error = evidence
-        last, reference = self._last, self._reference
-        n_judged = int(last["agrees"].shape[0])
-        undone = standard_errors is not None and agrees_clearly_worse(
-            gain, standard_error, n_judged, standard_errors
-        )
-        return {
-            "compared": "corrections",
-            "chosen": not undone,
-            "round": last["round"],
-            "holdout_agreement": float(last["agrees"].mean()),
-            "given_labels_agreement": float(reference["agrees"].mean()),
-            "gain": gain,
-            "standard_error": standard_error,
-            "n_judged": n_judged,
-            "undone": undone,
-            "weighed": last["weighed"],
-        }
+    Parameters
+    ----------
+    reference, last : JudgedRefit or None
+    standard_errors : float >= 0 or None
+        Undo when the paired gain is below ``-standard_errors`` standard
+        errors by one judged sample more
+        (:func:`~sklearn_plc.evidence.agrees_clearly_worse`; 0: any loss);
+        None only records the evidence.
+
+    Returns
+    -------
+    selection : dict or None
+        ``"compared": "corrections"``, ``"round"`` and ``"holdout_agreement"``
+        of the last judged (corrected) labels, ``"given_labels_agreement"``,
+        their paired ``"gain"`` over the labels as given with its
+        ``"standard_error"``, ``"n_judged"``, ``"undone"`` (the given labels
+        are returned), ``"chosen"`` (its opposite) and ``"weighed"`` (the last
+        judged models weighed the relabels as the final fit does). None when
+        nothing was judged after the first refit.
+    """
+    if last is None or last is reference:
+        return None
+    gain, standard_error = agreement_gain(last.agrees, reference.agrees)
+    n_judged = int(last.agrees.shape[0])
+    undone = standard_errors is not None and agrees_clearly_worse(
+        gain, standard_error, n_judged, standard_errors
+    )
+    return {
+        "compared": "corrections",
+        "chosen": not undone,
+        "round": last.round,
+        "holdout_agreement": float(last.agrees.mean()),
+        "given_labels_agreement": float(reference.agrees.mean()),
+        "gain": gain,
+        "standard_error": standard_error,
+        "n_judged": n_judged,
+        "undone": undone,
+        "weighed": last.weighed,
+    }
+
+
+def leave_out_verdict(agrees, reference_agrees, standard_errors):
+    """Whether models fitted without some samples agree clearly better.
+
+    For the samples a non-memorising model surely disputes: `agrees` is, per
+    judged sample, whether fold models fitted without them agree with its
+    given label, and `reference_agrees` the same for the first round's
+    models. They are left out where the paired gain exceeds
+    `standard_errors` standard errors.
+
+    Returns
+    -------
+    selection : dict
+        As :func:`corrections_verdict` gives it, with ``"compared":
+        "set_aside"``, ``"round"`` 0, ``"undone"`` and ``"weighed"`` False,
+        and ``"chosen"`` (whether those samples are left out).
+    """
+    gain, standard_error = agreement_gain(agrees, reference_agrees)
+    return {
+        "compared": "set_aside",
+        "chosen": bool(gain > standard_errors * standard_error),
+        "round": 0,
+        "holdout_agreement": float(agrees.mean()),
+        "given_labels_agreement": float(reference_agrees.mean()),
+        "gain": gain,
+        "standard_error": standard_error,
+        "n_judged": int(agrees.shape[0]),
+        "undone": False,
+        "weighed": False,
+    }

@@ -6,6 +6,8 @@ the refit path and the net path.
 
 import numpy as np
 
+from ._thresholds import RANDOM_LABELS_MIN_MEMORISATION
+
 
 def round_line(record, n_samples, *, refits=True):
     """One line for one history record: threshold, corrections, refit, agreement.
@@ -61,8 +63,6 @@ def _random_set_aside(plc):
 
 def _set_aside_from_corrected(plc):
     """What a corrected run left out of its final fit, and why."""
-    from ._ending import RANDOM_LABELS_MIN_MEMORISATION  # _ending imports this module
-
     n_aside = int(plc.set_aside_.sum())
     evidence = plc.memorisation_ or {}
     share = evidence.get("random_label_share")

@@ -26,7 +26,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._out_of_fold import supports_out_of_bag
+from ._held_out import supports_out_of_bag
 
 NET_CONFIDENCES = ("training_pass", "eval_pass")
 # each sample predicted by models that did not see it

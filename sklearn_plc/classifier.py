@@ -2,10 +2,12 @@
 
 This module holds the estimator: its parameters, ``fit`` as an orchestration of
 the pieces beside it, and the prediction methods. Input checks are in
-:mod:`sklearn_plc._validation`, the run paths in :mod:`sklearn_plc._refit_run`
-(scikit-learn estimators) and :mod:`sklearn_plc._net_run` (skorch nets), the
-held-out judge in :mod:`sklearn_plc._judge`, one run's state in
-:mod:`sklearn_plc._corrector` and the math in :mod:`sklearn_plc.correction`.
+:mod:`sklearn_plc._validation`; the run paths in :mod:`sklearn_plc._paths`
+(``refit`` for scikit-learn estimators, ``partial_fit`` for incremental
+learners trained once, ``net`` for skorch nets), each given the resolved
+:class:`~sklearn_plc._paths.interface.RunSettings`; the end of a refit run in
+:mod:`sklearn_plc._ending`; one run's labels in :mod:`sklearn_plc._label_state`
+and the correction rule in :mod:`sklearn_plc.correction`.
 """
 
 import warnings
@@ -13,6 +15,7 @@ from collections.abc import Iterator
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn import get_config
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -32,20 +35,23 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._net_run import NetRun
-from ._out_of_fold import class_columns, judges_out_of_bag, model_columns
-from ._params import CORRECTION_CONSTRAINTS
-from ._partial_fit_run import PartialFitRun
-from ._refit_run import RefitRun
+from ._held_out import class_columns, judges_out_of_bag, model_columns
+from ._params import CORRECTION_CONSTRAINTS, check_threshold_range, pass_params
+from ._paths.interface import RunSettings
+from ._paths.net import NetPath
+from ._paths.partial_fit import PartialFitPath
+from ._paths.refit import RefitPath
 from ._report import outcome_line
 from ._validation import (
     HELD_OUT_CONFIDENCES,
     NET_CONFIDENCES,
+    check_estimator_for_confidence,
     check_not_empty,
     check_trusted,
     encode_labels,
     is_incremental_net,
     is_skorch_net,
+    validate_rows,
     validate_X,
 )
 
@@ -532,6 +538,26 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         )
         return "oob" if judges_out_of_bag(estimator) and not folds_given else "cv"
 
+    def _run_settings(self):
+        """The parameters as the run paths read them (see ``RunSettings``)."""
+        return RunSettings(
+            correction=pass_params(self),
+            min_correction_rate=self.min_correction_rate,
+            warm_up=self.warm_up,
+            max_iter=self.max_iter,
+            confidence=self.confidence_,
+            given_confidence=self.confidence,
+            cv=self.cv,
+            min_memorisation=self.min_memorisation,
+            revert_if_worse=self.revert_if_worse,
+            validation_fraction=self.validation_fraction,
+            contested=self.contested,
+            final_fit=self.final_fit,
+            n_jobs=self.n_jobs,
+            random_state=self.random_state,
+            verbose=self.verbose,
+        )
+
     @_fit_context(
         # PLCClassifier.estimator is not validated yet
         prefer_skip_nested_validation=False
@@ -588,17 +614,26 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_not_empty(X=X, y=y)
         classes, encoded = encode_labels(y)
         trusted = check_trusted(trusted, encoded.shape[0])
+        settings = self._run_settings()
         if self.confidence_ not in NET_CONFIDENCES:
-            run_path = RefitRun
+            router = (
+                self.get_metadata_routing()
+                if get_config()["enable_metadata_routing"]
+                else None
+            )
+            path = RefitPath(settings, estimator, router)
         elif is_skorch_net(estimator):
-            run_path = NetRun
+            path = NetPath(settings, estimator)
         else:  # eval_pass with a partial_fit learner
-            run_path = PartialFitRun
-        run = run_path(self, estimator, self.confidence_)
-        X, fit_params = run.check_input(X, encoded, classes, sample_weight, fit_params)
-        result = run.run(X, encoded, classes, fit_params, trusted)
+            path = PartialFitPath(settings, estimator)
+        if not isinstance(path, NetPath):  # a net validates its own input
+            X = validate_rows(self, X, encoded)
+        check_estimator_for_confidence(estimator, self.confidence_)
+        check_threshold_range(self.theta, self.theta_end)
+        X, fit_params = path.check_input(X, encoded, classes, sample_weight, fit_params)
+        result = path.run(X, encoded, classes, fit_params, trusted)
         # a net trains on class indices; a scikit-learn model on the labels as given
-        self._estimator_on_indices = run_path is NetRun
+        self._estimator_on_indices = isinstance(path, NetPath)
 
         for name, value in result.fitted_attributes(classes, encoded).items():
             setattr(self, name, value)

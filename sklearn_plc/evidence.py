@@ -22,22 +22,6 @@ __all__ = [
     "memorisation_rate",
 ]
 
-# How many standard errors a measured effect must clear before PLC acts on it: the
-# memorisation rate before correcting at all, a held-out agreement gain before a
-# round's labels replace the best so far.
-EVIDENCE_STANDARD_ERRORS = 1.0
-# How many standard errors below the labels as given the corrected labels' held-out
-# agreement must fall before PLC undoes its corrections (``revert_if_worse``): the
-# same bar as for acting on any other evidence, now that the agreement is measured on
-# samples no correcting model trained on (``validation_fraction``). On the
-# development protocol 2 (the earlier bar, for evidence that leaked) undid too few
-# harmful runs and "any loss" (0) too many helpful ones.
-WORSE_STANDARD_ERRORS = EVIDENCE_STANDARD_ERRORS
-# A loss in held-out agreement must clear the bar by one sample (McNemar's
-# continuity correction, :func:`agrees_clearly_worse`); False: the plain normal
-# approximation, which undoes on a single discordant sample.
-CONTINUITY_CORRECTION = True
-
 
 def _paired_agreements(first, second, names):
     """Both agreement vectors as float64, checked to pair one value per sample."""
@@ -146,8 +130,7 @@ def agrees_clearly_worse(gain, standard_error, n_samples, standard_errors):
     """
     if standard_errors == 0:
         return gain < 0
-    correction = 1 / n_samples if CONTINUITY_CORRECTION else 0.0
-    return gain + correction < -standard_errors * standard_error
+    return gain + 1 / n_samples < -standard_errors * standard_error
 
 
 def memorisation_rate(in_sample_agrees, out_of_fold_agrees):

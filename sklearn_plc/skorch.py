@@ -4,7 +4,7 @@ The official scripts train one network for the whole run and, after a warm-up,
 correct labels after every epoch from the softmax outputs averaged over the last
 few epochs, recorded during the training forward passes themselves (no extra
 inference pass). :class:`PLCCallback` does the same in skorch, driving the
-library's one :class:`~sklearn_plc._corrector.LabelCorrector`;
+library's one :class:`~sklearn_plc._label_state.LabelCorrector`;
 :class:`~sklearn_plc.PLCClassifier` uses it when it wraps a skorch net.
 
 How outputs are matched to samples without a loop over samples: the callback
@@ -27,36 +27,31 @@ from skorch.callbacks import Callback
 from skorch.dataset import Dataset as SkorchDataset
 from tqdm.auto import tqdm
 
-from ._corrector import LabelCorrector
-from ._one_run import (
+from ._label_state import LabelCorrector
+from ._params import CORRECTION_CONSTRAINTS, validate_correction_params
+from ._paths.epochs import (
     LossSinceLabelsMoved,
+    epoch_settings,
     max_warm_up,
-    one_run_settings,
     plateau_epoch,
 )
-from ._params import CORRECTION_CONSTRAINTS, validate_correction_params
 from ._report import round_line
 from ._skorch_batches import (
     EpochOrderSampler,
     ProcessShard,
     TrainableOnlyAccelerateMixin,
 )
+from ._thresholds import DISTRIBUTION_TOLERANCE
 
 __all__ = ["EpochOrderSampler", "PLCCallback", "TrainableOnlyAccelerateMixin"]
 
 PROBA_SOURCES = ("training_pass", "eval_pass")
-# Relax the threshold after a quiet pass only once the log loss of the recorded
-# outputs on the current labels has stopped improving (LossSinceLabelsMoved's
-# defaults, MLPClassifier's); False: after any quiet pass (the paper's).
-RAISE_WHEN_SETTLED = True
 # The net's settings the recording sampler stands in for during a run.
 ITERATOR_PARAMS = ("iterator_train__sampler", "iterator_train__shuffle")
-# How far a recorded row may be from a probability distribution (float32 softmax
-# rows sum to 1 within ~1e-6; logits and log-probabilities miss by far more).
-DISTRIBUTION_TOLERANCE = 1e-3
 CALLBACK_CONSTRAINTS = {
     **CORRECTION_CONSTRAINTS,
     "proba_source": [StrOptions(set(PROBA_SOURCES))],
+    "trusted": ["array-like", None],
     "verbose": ["verbose"],
 }
 
@@ -177,6 +172,11 @@ class PLCCallback(Callback):
         ``"eval_pass"``: ``net.predict_proba`` on the training samples at the
         end of each epoch that feeds a pass (eval mode, one extra inference
         pass per such epoch).
+    trusted : array-like of bool of shape (n_samples,), default=None
+        True where the given label is verified: a pass never changes it. One
+        entry per sample of the data passed to ``fit`` (the validation
+        split's entries are ignored). ``PLCClassifier`` passes its ``fit``'s
+        ``trusted`` here.
     verbose : int, default=0
         1: a progress bar over epochs with the threshold and the number of
         corrections; 2: also one line per epoch. Whatever the verbosity, every
@@ -257,6 +257,7 @@ class PLCCallback(Callback):
         runner_up_ratio=0.5,
         distribution_alignment=True,
         proba_source="training_pass",
+        trusted=None,
         verbose=0,
     ):
         self.theta = theta
@@ -270,6 +271,7 @@ class PLCCallback(Callback):
         self.runner_up_ratio = runner_up_ratio
         self.distribution_alignment = distribution_alignment
         self.proba_source = proba_source
+        self.trusted = trusted
         self.verbose = verbose
 
     def initialize(self):
@@ -386,8 +388,7 @@ class PLCCallback(Callback):
     def _start(self, net, dataset_train):
         labels = self._attach(dataset_train)
         self._shard = ProcessShard.of(net, labels.shape[0])
-        # PLCClassifier's trusted mask over the data passed to fit, if any
-        trusted = getattr(self, "kept_as_given", None)
+        trusted = None if self.trusted is None else np.asarray(self.trusted, dtype=bool)
         self.corrector_ = LabelCorrector(
             labels,
             theta=self.theta,
@@ -395,7 +396,7 @@ class PLCCallback(Callback):
             theta_end=self.theta_end,
             schedule=self.schedule,
             # with warm_up="auto", the callback ends the warm-up (on_epoch_end)
-            **one_run_settings(self.min_correction_rate, self.warm_up),
+            **epoch_settings(self.min_correction_rate, self.warm_up),
             window=self.window,
             min_confidence=self.min_confidence,
             runner_up_ratio=self.runner_up_ratio,
@@ -527,9 +528,7 @@ class PLCCallback(Callback):
         ):
             corrector.end_warm_up()
             self.warm_up_ = corrector.warm_up
-        changed = corrector.run_round(
-            may_raise=not RAISE_WHEN_SETTLED or self._losses.settled()
-        )
+        changed = corrector.run_round(may_raise=self._losses.settled())
         self._losses.after_pass(corrector)
         if changed.any():
             self._write_labels()

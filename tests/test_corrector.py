@@ -1,6 +1,6 @@
 import numpy as np
 
-from sklearn_plc._corrector import LabelCorrector
+from sklearn_plc._label_state import LabelCorrector
 
 
 def make_corrector(labels, **overrides):
@@ -152,7 +152,7 @@ def test_a_label_changed_twice_is_contested_even_where_the_model_agrees():
 
 
 def test_an_unweighed_fit_leaves_out_the_relabelled_and_the_contested():
-    from sklearn_plc._final_fit import unweighed_set_aside
+    from sklearn_plc._ending import doubtful_samples
 
     # sample 1 is relabelled (sure), sample 2 disputed at a ratio above 0.5
     proba = np.array([[0.9, 0.1], [0.05, 0.95], [0.44, 0.56], [0.2, 0.8]])
@@ -160,7 +160,10 @@ def test_an_unweighed_fit_leaves_out_the_relabelled_and_the_contested():
     corrector.add_proba(proba)
     corrector.run_round()
     assert corrector.labels.tolist() == [0, 1, 0, 1]
-    assert unweighed_set_aside(corrector).tolist() == [False, True, True, False]
+    doubtful = doubtful_samples(
+        corrector.contested(), corrector.labels, corrector.initial_labels
+    )
+    assert doubtful.tolist() == [False, True, True, False]
 
 
 def test_fixed_labels_are_never_contested():

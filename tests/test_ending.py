@@ -1,4 +1,8 @@
-"""How a refit run ends (sklearn_plc._ending): undo, contest, judged set-aside."""
+"""How a refit run ends (sklearn_plc._ending): undo, contest, what is left out.
+
+The decisions are tested on :func:`end_of_run` with plain evidence; the runs
+below them check that a fitted PLCClassifier acts on them.
+"""
 
 import numpy as np
 import pytest
@@ -16,22 +20,6 @@ from sklearn_plc.noise import (
     flip_labels_with_matrix,
     uniform_transition_matrix,
 )
-
-
-def test_corrections_that_their_models_judge_worse_are_undone(noisy_blobs, monkeypatch):
-    # any loss at all counts as clearly worse: the wiring, not the threshold
-    monkeypatch.setattr("sklearn_plc._ending.WORSE_STANDARD_ERRORS", -1e9)
-    forest = RandomForestClassifier(n_estimators=30, random_state=0)
-    plc = PLCClassifier(forest, contested="keep", random_state=0)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    assert plc.selection_["undone"] and plc.selection_["round"] > 0
-    assert plc.termination_condition_ == "undone"
-    np.testing.assert_array_equal(plc.labels_, noisy_blobs.y_noisy)
-    assert (plc.corrected_iter_ == -1).all()
-    direct = clone(forest).fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    np.testing.assert_array_equal(
-        plc.predict(noisy_blobs.X), direct.predict(noisy_blobs.X)
-    )
 
 
 def test_a_model_too_weak_to_judge_is_not_judged_without_its_disputes():
@@ -123,36 +111,6 @@ def test_a_corrected_memorising_model_leaves_out_random_labels(digits_uniform_no
     assert root_weight == pytest.approx(len(X) - plc.set_aside_.sum())
 
 
-def test_an_undone_memorising_model_leaves_out_random_labels(
-    digits_uniform_noise, monkeypatch
-):
-    monkeypatch.setattr("sklearn_plc._ending.WORSE_STANDARD_ERRORS", -1e9)
-    X, _, y_noisy = digits_uniform_noise
-    trees = ExtraTreesClassifier(n_estimators=50, random_state=0)
-    plc = PLCClassifier(trees, random_state=0).fit(X, y_noisy)
-    assert plc.termination_condition_ == "undone"
-    np.testing.assert_array_equal(plc.labels_, y_noisy)
-    assert plc.set_aside_.any()
-    kept = ~plc.set_aside_
-    direct = clone(trees).fit(X[kept], y_noisy[kept])
-    np.testing.assert_array_equal(plc.predict(X), direct.predict(X))
-
-
-def test_random_labels_join_the_contested_samples_left_out(
-    digits_uniform_noise, monkeypatch
-):
-    X, _, y_noisy = digits_uniform_noise
-    trees = ExtraTreesClassifier(n_estimators=50, random_state=0)
-    plc = PLCClassifier(trees, contested="set_aside", random_state=0)
-    with_random = plc.fit(X, y_noisy).set_aside_.copy()
-    monkeypatch.setattr("sklearn_plc._ending.RANDOM_LABELS_MIN_MEMORISATION", None)
-    contested_only = plc.fit(X, y_noisy).set_aside_
-    assert plc.termination_condition_ == "converged"
-    assert contested_only.any()
-    assert (with_random >= contested_only).all()
-    assert with_random.sum() > contested_only.sum()
-
-
 def test_noise_that_follows_the_models_confusion_is_relabelled_not_left_out():
     # pair noise: each class's wrong labels are one other class, which the model
     # learns to confuse it with
@@ -204,17 +162,6 @@ def test_the_judging_samples_it_surely_disputes_are_left_out_too(noisy_digits):
     assert wrong[left_out_judged].mean() > 2 * wrong[kept_judged].mean()
 
 
-def test_a_model_that_does_not_memorise_fits_every_sample_without_a_clear_gain(
-    noisy_digits, monkeypatch
-):
-    monkeypatch.setattr("sklearn_plc._ending.SET_ASIDE_STANDARD_ERRORS", 1e9)
-    X, y_noisy = noisy_digits
-    plc = PLCClassifier(GaussianNB(), random_state=0).fit(X, y_noisy)
-    assert plc.selection_["compared"] == "set_aside"
-    assert not plc.selection_["chosen"] and not plc.set_aside_.any()
-    assert plc.estimator_.class_count_.sum() == len(X)
-
-
 @pytest.mark.parametrize("contested", ["keep", "weigh"])
 def test_only_contested_auto_and_set_aside_leave_out_the_sure_disputes(
     noisy_digits, contested
@@ -226,30 +173,9 @@ def test_only_contested_auto_and_set_aside_leave_out_the_sure_disputes(
     assert plc.selection_ is None and not plc.set_aside_.any()
 
 
-def test_an_undo_is_logged_so_history_and_corrections_agree_with_labels(
-    noisy_blobs, monkeypatch
-):
-    monkeypatch.setattr("sklearn_plc._ending.WORSE_STANDARD_ERRORS", -1e9)
-    forest = RandomForestClassifier(n_estimators=30, random_state=0)
-    plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    undo = plc.history_[-1]
-    assert undo["undo"] and undo["n_changed"] == 0
-    assert not any(record["undo"] for record in plc.history_[:-1])
-    assert len(plc.history_) == plc.n_iter_ + 1
-    labels = noisy_blobs.y_noisy.copy()
-    log = plc.corrections_
-    for sample, old, new in zip(log["sample"], log["from"], log["to"], strict=True):
-        assert labels[sample] == old
-        labels[sample] = new
-    np.testing.assert_array_equal(labels, plc.labels_)
-    per_record = np.bincount(log["round"], minlength=len(plc.history_))
-    assert per_record.tolist() == [r["n_corrected"] for r in plc.history_]
-    assert undo["n_corrected"] == plc.history_[-2]["n_changed"] > 0
-
-
 def test_weighed_folds_with_every_weight_one_predict_as_the_hard_folds(noisy_blobs):
     from sklearn_plc._final_fit import weighed_out_of_fold_proba
-    from sklearn_plc._out_of_fold import out_of_fold_proba
+    from sklearn_plc._held_out import out_of_fold_proba
 
     labels = noisy_blobs.y_noisy
     validation = np.arange(0, 600, 5)
@@ -285,54 +211,6 @@ def test_weighed_folds_with_every_weight_one_predict_as_the_hard_folds(noisy_blo
     np.testing.assert_allclose(weighed, hard)
 
 
-def weighed_folds_that_predict(monkeypatch, labels):
-    """Make the weighed folds of the undo's second look predict `labels`."""
-
-    def predicting(estimator, X, current, given, weight, splits, **fit):
-        return np.eye(2)[labels]
-
-    monkeypatch.setattr("sklearn_plc._ending.weighed_out_of_fold_proba", predicting)
-
-
-@pytest.mark.parametrize("weighed_agree", [True, False])
-def test_an_undo_follows_the_folds_fitted_as_the_final_fit_weighs(
-    noisy_blobs, monkeypatch, weighed_agree
-):
-    # at this bar the hard refits' gain (about 3 standard errors) undoes
-    monkeypatch.setattr("sklearn_plc._ending.WORSE_STANDARD_ERRORS", -4.0)
-    given = noisy_blobs.y_noisy
-    weighed_folds_that_predict(monkeypatch, given if weighed_agree else 1 - given)
-    forest = RandomForestClassifier(n_estimators=30, random_state=0)
-    plc = PLCClassifier(forest, random_state=0).fit(noisy_blobs.X, given)
-    assert plc.selection_["weighed"]
-    assert plc.selection_["holdout_agreement"] == (1.0 if weighed_agree else 0.0)
-    assert plc.selection_["undone"] is not weighed_agree
-    assert (plc.termination_condition_ == "undone") is not weighed_agree
-
-
-def test_an_undo_with_hard_final_labels_is_not_judged_again(noisy_blobs, monkeypatch):
-    monkeypatch.setattr("sklearn_plc._ending.WORSE_STANDARD_ERRORS", -4.0)
-    weighed_folds_that_predict(monkeypatch, noisy_blobs.y_noisy)
-    forest = RandomForestClassifier(n_estimators=30, random_state=0)
-    plc = PLCClassifier(forest, contested="keep", random_state=0)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    assert plc.termination_condition_ == "undone"
-    assert not plc.selection_["weighed"]
-    assert plc.selection_["holdout_agreement"] < 1.0
-
-
-def test_revert_if_worse_false_keeps_the_corrections_and_reports_the_evidence(
-    noisy_blobs, monkeypatch
-):
-    monkeypatch.setattr("sklearn_plc._ending.WORSE_STANDARD_ERRORS", -1e9)
-    forest = RandomForestClassifier(n_estimators=30, random_state=0)
-    plc = PLCClassifier(forest, revert_if_worse=False, random_state=0)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    assert not plc.selection_["undone"] and plc.selection_["round"] > 0
-    assert plc.termination_condition_ == "converged"
-    assert plc.corrections_["sample"].size > 0
-
-
 def test_nothing_is_set_aside_when_kept_labels_show_no_clear_gain_without_any(
     noisy_blobs,
 ):
@@ -344,97 +222,6 @@ def test_nothing_is_set_aside_when_kept_labels_show_no_clear_gain_without_any(
     assert not plc.set_aside_.any()
 
 
-def judged_at_a_small_loss(monkeypatch):
-    """The end verdict reports a held-out loss too small to undo the corrections."""
-    from sklearn_plc._judge import HeldOutJudge
-
-    verdict = HeldOutJudge.verdict
-
-    def small_loss(self, standard_errors):
-        selection = verdict(self, standard_errors)
-        if selection is not None:
-            selection.update(gain=-1e-3, undone=False, chosen=True)
-        return selection
-
-    monkeypatch.setattr(HeldOutJudge, "verdict", small_loss)
-
-
-def test_corrections_judged_at_a_small_loss_give_way_to_leaving_out_the_disputed(
-    noisy_blobs, monkeypatch
-):
-    judged_at_a_small_loss(monkeypatch)
-    X, y_noisy = noisy_blobs.X, noisy_blobs.y_noisy
-    plc = PLCClassifier(DecisionTreeClassifier(random_state=0), random_state=0)
-    plc.fit(X, y_noisy)
-    assert plc.termination_condition_ == "corrections_contested"
-    np.testing.assert_array_equal(plc.labels_, y_noisy)
-    assert not plc.selection_["chosen"] and not plc.selection_["undone"]
-    assert plc.selection_["n_set_aside"] == plc.set_aside_.sum() > 0
-    assert (plc.relabel_weight_ == 1).all()
-    assert plc.estimator_.tree_.n_node_samples[0] == len(X) - plc.set_aside_.sum()
-    # confident learning leaves out mostly wrong labels
-    wrong = y_noisy != noisy_blobs.y_clean
-    assert wrong[plc.set_aside_].mean() > 2 * wrong[~plc.set_aside_].mean()
-
-
-def test_contested_disputes_read_the_new_folds_with_the_first_rounds(
-    noisy_blobs, monkeypatch
-):
-    import sklearn_plc._ending as ending
-    from sklearn_plc._corrector import LabelCorrector
-
-    judged_at_a_small_loss(monkeypatch)
-    seen = {}
-    add_proba, new_folds = LabelCorrector.add_proba, ending.out_of_fold_proba
-    issues = ending.confident_label_issues
-
-    def first_round(corrector, *args, **kwargs):
-        added = add_proba(corrector, *args, **kwargs)
-        seen.setdefault("first", corrector.recorded[-1].astype(float))
-        return added
-
-    def new_proba(*args, **kwargs):
-        seen["new"], fitted = new_folds(*args, **kwargs)
-        return seen["new"], fitted
-
-    def read(proba, labels):
-        seen["read"] = proba
-        return issues(proba, labels)
-
-    monkeypatch.setattr(LabelCorrector, "add_proba", first_round)
-    monkeypatch.setattr(ending, "out_of_fold_proba", new_proba)
-    monkeypatch.setattr(ending, "confident_label_issues", read)
-    plc = PLCClassifier(DecisionTreeClassifier(random_state=0), random_state=0)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    assert plc.termination_condition_ == "corrections_contested"
-    assert not np.allclose(seen["new"], seen["first"])
-    np.testing.assert_allclose(seen["read"], (seen["new"] + seen["first"]) / 2)
-
-
-def test_out_of_bag_corrections_judged_at_a_small_loss_fit_one_new_ensemble(
-    noisy_blobs, monkeypatch
-):
-    judged_at_a_small_loss(monkeypatch)
-    forest = RandomForestClassifier(n_estimators=30, random_state=0)
-    plc = PLCClassifier(forest, confidence="oob", random_state=0)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    assert plc.termination_condition_ == "corrections_contested"
-    assert plc.set_aside_.any()
-    np.testing.assert_array_equal(plc.labels_, noisy_blobs.y_noisy)
-
-
-@pytest.mark.parametrize("contested", ["keep", "weigh", "set_aside"])
-def test_only_contested_auto_gives_way_on_a_small_loss(
-    noisy_blobs, monkeypatch, contested
-):
-    judged_at_a_small_loss(monkeypatch)
-    forest = RandomForestClassifier(n_estimators=30, random_state=0)
-    plc = PLCClassifier(forest, contested=contested, random_state=0)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    assert plc.termination_condition_ == "converged"
-    assert (plc.labels_ != noisy_blobs.y_noisy).any()
-
-
 def test_corrections_judged_at_no_loss_are_kept(noisy_blobs):
     forest = RandomForestClassifier(n_estimators=30, random_state=0)
     plc = PLCClassifier(forest, random_state=0)
@@ -443,12 +230,324 @@ def test_corrections_judged_at_no_loss_are_kept(noisy_blobs):
     assert plc.termination_condition_ == "converged"
 
 
-def test_revert_if_worse_false_keeps_corrections_judged_at_a_small_loss(
-    noisy_blobs, monkeypatch
-):
-    judged_at_a_small_loss(monkeypatch)
+# --- the end of a run as a function of its evidence -------------------------------
+
+from sklearn_plc._ending import (  # noqa: E402
+    EndingSettings,
+    FitRequest,
+    RunEvidence,
+    end_of_run,
+)
+from sklearn_plc._judge import JudgedRefit  # noqa: E402
+
+N_JUDGED = 100
+GIVEN = np.arange(200) % 2
+CORRECTED = np.where(np.arange(200) < 20, 1 - GIVEN, GIVEN)  # 20 relabels
+
+
+def agreeing(n_agree, n=N_JUDGED):
+    """Per judged sample, whether it agrees: the first `n_agree` do."""
+    return np.arange(n) < n_agree
+
+
+def settings(**changes):
+    values = dict(
+        contested="keep",
+        revert_if_worse=True,
+        held_out=True,
+        weighable=False,
+        refits_folds=True,
+        trusted=False,
+    )
+    return EndingSettings(**{**values, **changes})
+
+
+def evidence(corrected_agree=80, stopped="converged", **changes):
+    """A kept run judged at 80 of 100 on the given labels, `corrected_agree` after."""
+    pass_proba = np.where(
+        (CORRECTED == 1)[:, None], [[0.3, 0.7]], [[0.7, 0.3]]
+    )  # each relabel weighed at 0.7
+    values = dict(
+        stopped=stopped,
+        given_labels=GIVEN,
+        labels=CORRECTED,
+        reference=JudgedRefit(0, agreeing(80)),
+        last=JudgedRefit(3, agreeing(corrected_agree)),
+        pass_proba=pass_proba,
+        disputed=np.zeros(200, dtype=bool),
+    )
+    return RunEvidence(**{**values, **changes})
+
+
+def test_corrections_judged_clearly_worse_are_undone():
+    ending = end_of_run(evidence(corrected_agree=60), settings())
+    assert ending.termination == "undone" and ending.restore_given_labels
+    np.testing.assert_array_equal(ending.labels, GIVEN)
+    assert ending.selection["undone"] and ending.selection["round"] == 3
+
+
+def test_corrections_judged_at_no_loss_are_kept_as_corrected():
+    ending = end_of_run(evidence(corrected_agree=85), settings())
+    assert ending.termination == "converged" and not ending.restore_given_labels
+    np.testing.assert_array_equal(ending.labels, CORRECTED)
+    assert ending.selection["chosen"] and ending.selection["gain"] > 0
+
+
+def test_one_sample_lost_does_not_undo_but_any_loss_on_trusted_labels_does():
+    one_lost = evidence(corrected_agree=79)
+    assert end_of_run(one_lost, settings()).termination == "converged"
+    assert end_of_run(one_lost, settings(trusted=True)).termination == "undone"
+
+
+def test_revert_if_worse_false_keeps_the_corrections_and_reports_the_evidence():
+    ending = end_of_run(evidence(corrected_agree=0), settings(revert_if_worse=False))
+    assert ending.termination == "converged"
+    assert not ending.selection["undone"] and ending.selection["gain"] < 0
+
+
+def test_an_undo_where_the_final_fit_weighs_asks_for_the_weighed_folds():
+    request = end_of_run(evidence(corrected_agree=60), settings(weighable=True))
+    assert isinstance(request, FitRequest) and request.name == "weighed_folds"
+    np.testing.assert_allclose(request.weights[:20], 0.7)
+    assert (request.weights[20:] == 1).all()
+
+
+@pytest.mark.parametrize("weighed_agree", [80, 60])
+def test_the_weighed_folds_decide_the_undo(weighed_agree):
+    run = evidence(corrected_agree=60).with_fitted(
+        "weighed_folds", JudgedRefit(4, agreeing(weighed_agree), weighed=True)
+    )
+    ending = end_of_run(run, settings(weighable=True))
+    assert ending.selection["weighed"] and ending.selection["round"] == 4
+    assert (ending.termination == "undone") is (weighed_agree == 60)
+
+
+def test_an_undo_with_hard_final_labels_or_after_an_early_stop_is_not_judged_again():
+    hard = end_of_run(evidence(corrected_agree=60), settings())
+    early = end_of_run(
+        evidence(corrected_agree=60, stopped="undone"), settings(weighable=True)
+    )
+    for ending in (hard, early):
+        assert ending.termination == "undone" and not ending.selection["weighed"]
+
+
+def test_a_small_loss_asks_for_new_held_out_probabilities_with_contested_auto():
+    request = end_of_run(evidence(corrected_agree=79), settings(contested="auto"))
+    assert request == FitRequest("contest")
+
+
+@pytest.mark.parametrize("contested", ["keep", "weigh", "set_aside"])
+def test_only_contested_auto_contests_a_small_loss(contested):
+    ending = end_of_run(evidence(corrected_agree=79), settings(contested=contested))
+    assert ending.termination == "converged"
+
+
+def test_revert_if_worse_false_does_not_contest_a_small_loss():
+    run = evidence(corrected_agree=79)
+    ending = end_of_run(run, settings(contested="auto", revert_if_worse=False))
+    assert ending.termination == "converged"
+
+
+def sure_of_class_0(first_rows=40):
+    """Held-out probabilities that agree with every label at 0.9 but in the first
+    `first_rows`, which are class 0 at 0.9 (a dispute of their class-1 labels)."""
+    proba = np.where((GIVEN == 0)[:, None], [[0.9, 0.1]], [[0.1, 0.9]])
+    proba[:first_rows] = [0.9, 0.1]
+    return proba
+
+
+def test_contested_corrections_keep_the_given_labels_and_leave_out_the_disputed():
+    run = evidence(corrected_agree=79).with_fitted("contest", sure_of_class_0())
+    ending = end_of_run(run, settings(contested="auto"))
+    assert ending.termination == "corrections_contested"
+    assert ending.restore_given_labels and ending.relabel_weight is None
+    np.testing.assert_array_equal(ending.labels, GIVEN)
+    # confident learning disputes the class-1 labels of samples sure of class 0
+    np.testing.assert_array_equal(
+        ending.set_aside, (GIVEN == 1) & (np.arange(200) < 40)
+    )
+    assert ending.selection["n_set_aside"] == 20 and not ending.selection["chosen"]
+
+
+def test_contested_disputes_read_the_new_probabilities_with_the_first_rounds():
+    # the first round is sure of class 1 where the new folds are sure of class 0:
+    # their average disputes nothing
+    first = np.where((GIVEN == 0)[:, None], [[0.9, 0.1]], [[0.1, 0.9]])
+    first[:40] = [0.1, 0.9]
+    run = evidence(corrected_agree=79, first_proba=first).with_fitted(
+        "contest", sure_of_class_0()
+    )
+    run = RunEvidence(**{**run.__dict__, "memorisation": {"rate": 0.0}})
+    ending = end_of_run(run, settings(contested="auto"))
+    assert ending.termination == "corrections_contested"
+    assert not ending.set_aside.any()
+
+
+def test_corrections_stay_where_the_new_models_cannot_be_fitted():
+    run = evidence(corrected_agree=79).with_fitted("contest", None)
+    assert end_of_run(run, settings(contested="auto")).termination == "converged"
+
+
+def not_memorising(**changes):
+    """A refused run whose first round surely disputes the first 30 labels."""
+    first = np.where((GIVEN == 0)[:, None], [[0.8, 0.2]], [[0.2, 0.8]])
+    first[:30] = first[:30, ::-1]
+    values = dict(
+        stopped="not_memorising",
+        labels=GIVEN,
+        last=None,
+        first_proba=first,
+        memorisation={"rate": 0.05},
+        validation=np.arange(100, 200),
+    )
+    return evidence(**{**values, **changes})
+
+
+def test_a_model_that_does_not_memorise_asks_to_refit_without_its_sure_disputes():
+    request = end_of_run(not_memorising(), settings(contested="auto"))
+    assert request.name == "left_out"
+    # the fold-trained ones only: the validation samples are not in any fold
+    np.testing.assert_array_equal(np.flatnonzero(request.left_out), np.arange(30))
+
+
+@pytest.mark.parametrize("n_agree", [80, 95])
+def test_the_sure_disputes_are_left_out_only_on_a_clear_gain(n_agree):
+    run = not_memorising().with_fitted("left_out", agreeing(n_agree))
+    ending = end_of_run(run, settings(contested="auto"))
+    assert ending.termination == "not_memorising"
+    assert ending.selection["compared"] == "set_aside"
+    chosen = n_agree == 95
+    assert ending.selection["chosen"] is chosen
+    assert ending.selection["n_set_aside"] == 30
+    if chosen:
+        np.testing.assert_array_equal(np.flatnonzero(ending.set_aside), np.arange(30))
+    else:
+        assert ending.set_aside is None
+
+
+def test_trusted_judges_never_leave_out_a_non_memorising_models_disputes():
+    ending = end_of_run(not_memorising(), settings(contested="auto", trusted=True))
+    assert ending.selection is None and ending.set_aside is None
+
+
+def random_label_evidence(rate, **changes):
+    """Ten classes, 15% of labels the model's confusion and 15% drawn at random."""
+    rng = np.random.RandomState(0)
+    n, k = 400, 10
+    true = rng.randint(k, size=n)
+    proba = np.full((n, k), 0.02 / (k - 2))
+    proba[np.arange(n), true] = 0.7
+    proba[np.arange(n), (true + 1) % k] = 0.28
+    labels, draw = true.copy(), rng.rand(n)
+    labels[draw < 0.15] = (true[draw < 0.15] + 1) % k
+    random = (draw >= 0.15) & (draw < 0.3)
+    labels[random] = (true[random] + rng.randint(2, k, size=random.sum())) % k
+    values = dict(
+        stopped="too_weak_to_judge",
+        given_labels=labels,
+        labels=labels,
+        reference=None,
+        last=None,
+        first_proba=proba,
+        memorisation={"rate": rate},
+        pass_proba=proba,
+        disputed=np.zeros(n, dtype=bool),
+    )
+    return RunEvidence(**{**values, **changes}), random
+
+
+def test_a_memorising_model_leaves_out_the_labels_drawn_at_random():
+    run, random = random_label_evidence(rate=0.9)
+    ending = end_of_run(run, settings(contested="auto", held_out=False))
+    np.testing.assert_array_equal(ending.set_aside, random)
+    assert ending.memorisation["random_label_share"] > 0.3
+
+
+def test_a_smooth_model_keeps_the_labels_drawn_at_random_and_records_their_share():
+    run, _ = random_label_evidence(rate=0.5)
+    ending = end_of_run(run, settings(contested="auto", held_out=False))
+    assert ending.set_aside is None
+    assert ending.memorisation["random_label_share"] > 0.3
+
+
+def test_trusted_labels_drawn_at_random_are_never_left_out():
+    run, random = random_label_evidence(rate=0.9)
+    trusted = random.copy()
+    trusted[np.flatnonzero(random)[5:]] = False  # five of them verified
+    run = RunEvidence(**{**run.__dict__, "trusted": trusted})
+    ending = end_of_run(run, settings(contested="auto", held_out=False))
+    np.testing.assert_array_equal(ending.set_aside, random & ~trusted)
+
+
+def test_random_labels_join_the_contested_samples_left_out():
+    run, random = random_label_evidence(rate=0.9, stopped="converged")
+    disputed = np.zeros(400, dtype=bool)
+    disputed[:10] = True
+    run = RunEvidence(**{**run.__dict__, "disputed": disputed})
+    ending = end_of_run(run, settings(contested="set_aside"))
+    np.testing.assert_array_equal(ending.set_aside, random | disputed)
+
+
+def test_contested_keep_leaves_nothing_out():
+    run, _ = random_label_evidence(rate=0.9, stopped="converged")
+    assert end_of_run(run, settings(contested="keep")).set_aside is None
+
+
+def test_a_kept_run_that_weighs_gives_each_relabel_its_weight():
+    ending = end_of_run(evidence(), settings(contested="auto", weighable=True))
+    np.testing.assert_allclose(ending.relabel_weight[:20], 0.7)
+    assert (ending.relabel_weight[20:] == 1).all() and ending.set_aside is None
+
+
+def test_an_unweighable_kept_run_leaves_out_the_relabels_and_the_disputes():
+    disputed = np.zeros(200, dtype=bool)
+    disputed[[50, 51]] = True
+    ending = end_of_run(evidence(disputed=disputed), settings(contested="auto"))
+    assert ending.relabel_weight is None
+    np.testing.assert_array_equal(
+        np.flatnonzero(ending.set_aside), [*range(20), 50, 51]
+    )
+
+
+# --- the ending, acted on by a fitted PLCClassifier --------------------------------
+
+
+def wrong_trusted_labels(noisy_blobs):
+    """``(y, trusted)``: verified labels of the wrong class, which corrections lose."""
+    trusted = np.random.RandomState(0).uniform(size=len(noisy_blobs.y_noisy)) < 0.2
+    return np.where(trusted, 1 - noisy_blobs.y_clean, noisy_blobs.y_noisy), trusted
+
+
+def undone_run(noisy_blobs, **params):
+    y, trusted = wrong_trusted_labels(noisy_blobs)
     forest = RandomForestClassifier(n_estimators=30, random_state=0)
-    plc = PLCClassifier(forest, revert_if_worse=False, random_state=0)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    assert plc.termination_condition_ == "converged"
-    assert (plc.labels_ != noisy_blobs.y_noisy).any()
+    plc = PLCClassifier(forest, min_correction_rate=0.05, random_state=0, **params)
+    return plc.fit(noisy_blobs.X, y, trusted=trusted), forest, y
+
+
+def test_an_undone_run_fits_the_final_model_on_the_labels_as_given(noisy_blobs):
+    plc, forest, y = undone_run(noisy_blobs, contested="keep")
+    assert plc.termination_condition_ == "undone"
+    np.testing.assert_array_equal(plc.labels_, y)
+    assert (plc.corrected_iter_ == -1).all()
+    direct = clone(forest).fit(noisy_blobs.X, y)
+    np.testing.assert_array_equal(
+        plc.predict(noisy_blobs.X), direct.predict(noisy_blobs.X)
+    )
+
+
+def test_an_undo_is_logged_so_history_and_corrections_agree_with_labels(noisy_blobs):
+    plc, _, y = undone_run(noisy_blobs, contested="keep")
+    undo = plc.history_[-1]
+    assert undo["undo"] and undo["n_changed"] == 0
+    assert not any(record["undo"] for record in plc.history_[:-1])
+    assert len(plc.history_) == plc.n_iter_ + 1
+    labels = y.copy()
+    log = plc.corrections_
+    for sample, old, new in zip(log["sample"], log["from"], log["to"], strict=True):
+        assert labels[sample] == old
+        labels[sample] = new
+    np.testing.assert_array_equal(labels, plc.labels_)
+    per_record = np.bincount(log["round"], minlength=len(plc.history_))
+    assert per_record.tolist() == [r["n_corrected"] for r in plc.history_]
+    assert undo["n_corrected"] == plc.history_[-2]["n_changed"] > 0

@@ -8,6 +8,8 @@ from sklearn_plc._judge import (
     HeldOutJudge,
     can_judge,
     choose_judged_samples,
+    corrections_verdict,
+    leave_out_verdict,
     memorisation_evidence,
     memorises,
     split_validation,
@@ -30,6 +32,10 @@ def judged_twice(second_round_proba):
     return judge
 
 
+def verdict_of(judge, standard_errors):
+    return corrections_verdict(judge.reference, judge.last, standard_errors)
+
+
 def test_agreement_is_the_share_of_judged_samples_predicted_as_given():
     judge = HeldOutJudge(GIVEN, judged=np.arange(4))
     proba = np.eye(2)[[0, 0, 1, 1] + [1] * 12]
@@ -39,18 +45,18 @@ def test_agreement_is_the_share_of_judged_samples_predicted_as_given():
 def test_nothing_judged_after_the_first_round_gives_no_verdict():
     judge = HeldOutJudge(GIVEN)
     judge.judge(first_round_proba(), 0)
-    assert judge.verdict(1.0) is None
+    assert verdict_of(judge, 1.0) is None
 
 
 def test_corrections_whose_models_agree_clearly_worse_are_undone():
     judge = judged_twice(np.array([[0.5, 0.5]] * 16))  # 14/16 -> 8/16
-    selection = judge.verdict(1.0)
+    selection = verdict_of(judge, 1.0)
     assert selection["undone"] and selection["round"] == 1
     assert selection["gain"] < 0
 
 
 def test_an_undone_verdict_reports_the_agreement_of_the_labels_it_undid():
-    selection = judged_twice(np.array([[0.5, 0.5]] * 16)).verdict(2.0)
+    selection = verdict_of(judged_twice(np.array([[0.5, 0.5]] * 16)), 2.0)
     assert selection["holdout_agreement"] == 0.5
     assert selection["given_labels_agreement"] == 14 / 16
     assert selection["gain"] == selection["holdout_agreement"] - 14 / 16
@@ -59,20 +65,20 @@ def test_an_undone_verdict_reports_the_agreement_of_the_labels_it_undid():
 def test_corrections_that_lose_one_judged_sample_are_kept():
     second = first_round_proba()
     second[2] = [0.05, 0.95]  # 13/16: one sample more than the first round lost
-    selection = judged_twice(second).verdict(1.0)
+    selection = verdict_of(judged_twice(second), 1.0)
     assert selection["gain"] < -selection["standard_error"]
     assert not selection["undone"]
 
 
 def test_corrections_whose_models_agree_as_well_are_kept():
     judge = judged_twice(np.eye(2)[[1, 1] + [0] * 6 + [1] * 8])  # 14/16 twice
-    selection = judge.verdict(2.0)
+    selection = verdict_of(judge, 2.0)
     assert not selection["undone"] and selection["round"] == 1
     assert selection["gain"] == 0 and selection["n_judged"] == 16
 
 
 def test_a_verdict_without_a_bar_only_records_the_evidence():
-    selection = judged_twice(np.array([[0.5, 0.5]] * 16)).verdict(None)
+    selection = verdict_of(judged_twice(np.array([[0.5, 0.5]] * 16)), None)
     assert not selection["undone"] and selection["gain"] < 0
 
 
@@ -80,18 +86,15 @@ def test_models_without_some_samples_are_chosen_above_the_bar_only():
     judge = HeldOutJudge(GIVEN)
     judge.judge(first_round_proba(), 0)
     every_label = np.eye(2)[GIVEN]  # 16/16 against the first round's 14/16
-    selection = judge.compare_with_given(every_label, 1.0)
+    selection = leave_out_verdict(
+        judge.agrees(every_label), judge.reference.agrees, 1.0
+    )
     assert selection["compared"] == "set_aside" and selection["round"] == 0
     assert selection["gain"] == 2 / 16 and selection["n_judged"] == 16
     assert selection["chosen"] and not selection["undone"]
-    assert not judge.compare_with_given(every_label, 10.0)["chosen"]
-
-
-def test_comparing_models_without_some_samples_records_nothing():
-    judge = HeldOutJudge(GIVEN)
-    judge.judge(first_round_proba(), 0)
-    judge.compare_with_given(np.eye(2)[GIVEN], 1.0)
-    assert judge.verdict(1.0) is None  # still nothing judged after round 0
+    assert not leave_out_verdict(
+        judge.agrees(every_label), judge.reference.agrees, 10.0
+    )["chosen"]
 
 
 def test_memorisation_counts_the_contradicted_labels_fitted_in_sample():

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sklearn_plc._random_labels import (
+from sklearn_plc._random_label_detector import (
     PROBABILITY_FLOOR,
     probability_resolution,
     random_label_posterior,

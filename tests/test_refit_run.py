@@ -1,4 +1,4 @@
-"""The refit loop (sklearn_plc._refit_run): rounds, memorisation, refits, final fit.
+"""The refit path (sklearn_plc._paths.refit): rounds, memorisation, refits, final fit.
 
 How a run ends (undo, contest, judged set-aside): test_ending.py.
 """
@@ -16,6 +16,7 @@ from sklearn.ensemble import (
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.neural_network import MLPClassifier
 from sklearn.tree import DecisionTreeClassifier
 
@@ -139,7 +140,7 @@ def test_out_of_bag_confidence_fits_one_model_a_refit(
 def test_samples_without_an_out_of_bag_estimate_get_uniform_probabilities(
     noisy_blobs, ensemble
 ):
-    from sklearn_plc._out_of_fold import out_of_bag_proba
+    from sklearn_plc._held_out import out_of_bag_proba
 
     proba, (model, in_sample) = out_of_bag_proba(
         ensemble,
@@ -158,7 +159,7 @@ def test_samples_without_an_out_of_bag_estimate_get_uniform_probabilities(
 def test_each_fold_model_predicts_in_sample_the_next_folds_samples(noisy_blobs):
     from sklearn.neighbors import KNeighborsClassifier
 
-    from sklearn_plc._out_of_fold import out_of_fold_proba
+    from sklearn_plc._held_out import out_of_fold_proba
 
     X, labels = noisy_blobs.X, noisy_blobs.y_noisy
     validation = np.arange(20)
@@ -345,26 +346,6 @@ def test_corrections_that_lose_on_trusted_labels_are_undone(noisy_blobs):
     assert plc.selection_["undone"] and plc.selection_["gain"] < 0
     assert plc.termination_condition_ == "undone"
     np.testing.assert_array_equal(plc.labels_, y)
-
-
-def test_any_loss_on_trusted_labels_undoes(noisy_blobs, monkeypatch):
-    from sklearn_plc._judge import HeldOutJudge
-
-    bars = []
-    verdict = HeldOutJudge.verdict
-
-    def recording(self, standard_errors):
-        bars.append(standard_errors)
-        return verdict(self, standard_errors)
-
-    monkeypatch.setattr(HeldOutJudge, "verdict", recording)
-    forest = RandomForestClassifier(n_estimators=20, random_state=0)
-    trusted = trusted_share(len(noisy_blobs.y_noisy))
-    # hard final labels: one verdict a fit (an undo is not confirmed on weighed folds)
-    plc = PLCClassifier(forest, contested="keep", random_state=0)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
-    assert bars == [1.0, 0.0]
 
 
 def test_trusted_labels_are_kept_with_in_sample_confidence(noisy_blobs):
@@ -564,32 +545,25 @@ def test_only_changed_labels_are_weighed(noisy_blobs):
     assert ((plc.relabel_weight_ > 0.5) | unchanged).all()
 
 
-@pytest.fixture
-def corrections_not_contested(monkeypatch):
-    """Corrections judged at a small loss are kept, as in the runs without one.
-
-    For the tests of what the final fit does with kept corrections, on runs whose
-    held-out judge happens to measure a small loss (``CONTEST_CORRECTIONS``).
-    """
-    monkeypatch.setattr("sklearn_plc._ending.CONTEST_CORRECTIONS", False)
+# The tests of what the final fit does with kept corrections run without the
+# held-out judge (revert_if_worse=False), which could contest them.
+NOT_JUDGED = dict(revert_if_worse=False)
 
 
-def test_auto_weighs_where_the_estimator_takes_sample_weights(
-    noisy_blobs, corrections_not_contested
-):
-    weighed = weighed_tree(contested="weigh").fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    auto = weighed_tree().fit(noisy_blobs.X, noisy_blobs.y_noisy)
+def test_auto_weighs_where_the_estimator_takes_sample_weights(noisy_blobs):
+    weighed = weighed_tree(contested="weigh", **NOT_JUDGED)
+    weighed.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    auto = weighed_tree(**NOT_JUDGED).fit(noisy_blobs.X, noisy_blobs.y_noisy)
     np.testing.assert_array_equal(auto.relabel_weight_, weighed.relabel_weight_)
 
 
-def test_a_pipeline_passes_the_relabel_weights_to_its_last_step(
-    noisy_blobs, corrections_not_contested
-):
+def test_a_pipeline_passes_the_relabel_weights_to_its_last_step(noisy_blobs):
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
     tree = DecisionTreeClassifier(min_samples_leaf=10, random_state=0)
-    plc = PLCClassifier(make_pipeline(StandardScaler(), tree), random_state=0)
+    pipeline = make_pipeline(StandardScaler(), tree)
+    plc = PLCClassifier(pipeline, random_state=0, **NOT_JUDGED)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     n_weighed = np.count_nonzero(plc.relabel_weight_ < 1)
     root = plc.estimator_[-1].tree_
@@ -598,12 +572,10 @@ def test_a_pipeline_passes_the_relabel_weights_to_its_last_step(
     assert root.weighted_n_node_samples[0] == pytest.approx(noisy_blobs.X.shape[0])
 
 
-def test_auto_leaves_the_relabels_out_where_fit_takes_no_sample_weight(
-    noisy_blobs, corrections_not_contested
-):
+def test_auto_leaves_the_relabels_out_where_fit_takes_no_sample_weight(noisy_blobs):
     from sklearn.neighbors import KNeighborsClassifier
 
-    plc = PLCClassifier(KNeighborsClassifier(), random_state=0)
+    plc = PLCClassifier(KNeighborsClassifier(), random_state=0, **NOT_JUDGED)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     changed = plc.labels_ != noisy_blobs.y_noisy
     assert changed.any() and (plc.relabel_weight_ == 1).all()
@@ -612,29 +584,30 @@ def test_auto_leaves_the_relabels_out_where_fit_takes_no_sample_weight(
     assert n_trained == noisy_blobs.X.shape[0] - plc.set_aside_.sum()
 
 
-def fold_training_sizes(monkeypatch, plc, data):
-    """Per fitting round, the number of samples the fold models trained on."""
-    from sklearn_plc._refit_run import RefitRun
+class SizeRecordingNeighbours(KNeighborsClassifier):
+    """Remembers the size of every training set (all clones)."""
 
-    sizes, round_proba = [], RefitRun._round_proba
+    sizes = []
 
-    def recording(self, model, X, labels, splits, *args, **kwargs):
-        sizes.append(sum(fit.shape[0] for fit, _ in splits))
-        return round_proba(self, model, X, labels, splits, *args, **kwargs)
+    def fit(self, X, y):
+        SizeRecordingNeighbours.sizes.append(X.shape[0])
+        return super().fit(X, y)
 
-    monkeypatch.setattr(RefitRun, "_round_proba", recording)
+
+def fold_training_sizes(data, **params):
+    """Per fold of the first round and of every later one, its training size."""
+    SizeRecordingNeighbours.sizes = []
+    plc = PLCClassifier(SizeRecordingNeighbours(), random_state=0, **params)
     plc.fit(data.X, data.y_noisy)
-    return sizes
+    folds = SizeRecordingNeighbours.sizes[:-1]  # the final fit comes last
+    return folds[:3], folds[3:]
 
 
 def test_an_unweighed_loop_leaves_the_doubtful_out_of_the_later_fold_fits(
-    noisy_blobs, monkeypatch
+    noisy_blobs,
 ):
-    from sklearn.neighbors import KNeighborsClassifier
-
-    plc = PLCClassifier(KNeighborsClassifier(), random_state=0)
-    first, *later = fold_training_sizes(monkeypatch, plc, noisy_blobs)
-    assert later and all(size < first for size in later)
+    first, later = fold_training_sizes(noisy_blobs, **NOT_JUDGED)
+    assert later and all(size < first[fold % 3] for fold, size in enumerate(later))
 
 
 def test_a_fold_too_small_without_the_doubtful_is_fitted_on_all_its_samples():
@@ -651,12 +624,9 @@ def test_a_fold_too_small_without_the_doubtful_is_fitted_on_all_its_samples():
     assert plc.estimator_.n_samples_fit_ == 15 - plc.set_aside_.sum()
 
 
-def test_keep_fits_every_fold_on_all_its_samples(noisy_blobs, monkeypatch):
-    from sklearn.neighbors import KNeighborsClassifier
-
-    plc = PLCClassifier(KNeighborsClassifier(), contested="keep", random_state=0)
-    first, *later = fold_training_sizes(monkeypatch, plc, noisy_blobs)
-    assert later and all(size == first for size in later)
+def test_keep_fits_every_fold_on_all_its_samples(noisy_blobs):
+    first, later = fold_training_sizes(noisy_blobs, contested="keep", **NOT_JUDGED)
+    assert later and all(size == first[fold % 3] for fold, size in enumerate(later))
 
 
 def test_keep_trains_an_unweighed_model_on_every_sample(noisy_blobs):
@@ -702,7 +672,7 @@ def test_set_aside_in_two_classes_relabels_only_at_a_margin_of_one_half(noisy_bl
 
 
 def test_setting_aside_never_empties_a_class():
-    from sklearn_plc._final_fit import keep_every_class
+    from sklearn_plc._ending import keep_every_class
 
     labels = np.array([0, 0, 1, 1, 2])
     contested = np.array([True, False, True, True, False])
@@ -711,34 +681,33 @@ def test_setting_aside_never_empties_a_class():
     assert contested.tolist() == [True, False, True, True, False]  # not modified
 
 
-def test_a_refit_judged_clearly_worse_stops_the_run_there(noisy_blobs, monkeypatch):
-    # any loss at all counts: the wiring, not the bar
-    monkeypatch.setattr("sklearn_plc._ending.WORSE_STANDARD_ERRORS", -1e9)
-    monkeypatch.setattr("sklearn_plc._refit_run.DECIDE_EARLY", -1e9)
-    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+class ContraryOnceCorrected(DecisionTreeClassifier):
+    """A tree (on X less its last column, a row id) that predicts the other class
+    once it is trained on any label other than :attr:`given`'s: models of the
+    corrected labels then disagree with every judged label."""
+
+    given = None
+
+    def fit(self, X, y, sample_weight=None):
+        self.corrected_ = bool((y != self.given[X[:, -1].astype(int)]).any())
+        return super().fit(X[:, :-1], y, sample_weight=sample_weight)
+
+    def predict_proba(self, X):
+        proba = super().predict_proba(X[:, :-1])
+        return proba[:, ::-1] if self.corrected_ else proba
+
+
+def test_a_refit_judged_clearly_worse_stops_the_run_there(noisy_blobs):
+    ContraryOnceCorrected.given = noisy_blobs.y_noisy
     plc = PLCClassifier(
-        forest,
+        ContraryOnceCorrected(random_state=0),
         contested="keep",
         min_correction_rate=QUIET_FOR_A_SECOND_REFIT,
         random_state=0,
     )
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    plc.fit(with_row_ids(noisy_blobs.X), noisy_blobs.y_noisy)
     assert [record["refit"] for record in plc.history_] == [True, True, False]
     assert plc.history_[-1]["undo"] and plc.n_iter_ == 2
+    assert plc.termination_condition_ == "undone"
     assert plc.selection_["undone"] and plc.selection_["round"] == 1
     np.testing.assert_array_equal(plc.labels_, noisy_blobs.y_noisy)
-
-
-def test_a_pass_that_changes_few_labels_is_not_followed_by_a_refit(noisy_blobs):
-    forest = RandomForestClassifier(n_estimators=30, random_state=0)
-    plc = PLCClassifier(forest, contested="keep", random_state=0)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    quiet_changes = 0.1 * len(noisy_blobs.y_noisy)
-    # between refits the probabilities stay and the threshold only rises, so no
-    # label changes back: the pass counts add up to the labels changed since
-    changed_since_fit = plc.history_[0]["n_corrected"]
-    for record in plc.history_[1:]:
-        assert record["refit"] == (changed_since_fit > quiet_changes)
-        changed_since_fit = 0 if record["refit"] else changed_since_fit
-        changed_since_fit += record["n_corrected"]
-    assert not all(record["refit"] for record in plc.history_)

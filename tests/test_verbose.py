@@ -59,11 +59,20 @@ def test_verbose_says_when_a_weak_models_random_looking_labels_were_left_out(cap
 
 
 def test_verbose_says_when_corrections_were_undone_and_the_evidence(
-    noisy_blobs, capsys, monkeypatch
+    noisy_blobs, capsys
 ):
-    monkeypatch.setattr("sklearn_plc._ending.WORSE_STANDARD_ERRORS", -1e9)
-    plc = PLCClassifier(forest(), verbose=1, random_state=0)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    # verified labels of the wrong class: the corrections lose agreement with them
+    trusted = np.random.RandomState(0).uniform(size=len(noisy_blobs.y_noisy)) < 0.2
+    y = np.where(trusted, 1 - noisy_blobs.y_clean, noisy_blobs.y_noisy)
+    plc = PLCClassifier(
+        RandomForestClassifier(n_estimators=30, random_state=0),
+        contested="keep",
+        min_correction_rate=0.05,
+        verbose=1,
+        random_state=0,
+    )
+    plc.fit(noisy_blobs.X, y, trusted=trusted)
+    assert plc.termination_condition_ == "undone"
     (line,) = capsys.readouterr().out.strip().splitlines()
     assert "undid its corrections" in line
     assert f"{plc.selection_['gain']:+.3f}" in line

@@ -1,24 +1,23 @@
-"""What the one-run paths share (a net's epochs, a ``partial_fit`` learner's epochs).
+"""What the epoch paths share (a net's epochs, a ``partial_fit`` learner's epochs).
 
-A one-run path trains one model and runs a correction pass after every epoch.
+An epoch path trains one model and runs a correction pass after every epoch.
 It starts correcting once the model's agreement with its labels levels off
 (:func:`plateau_epoch`), and a pass counts as quiet at the authors' 0.1%.
 """
 
-from .correction import is_quiet_pass
-
-AUTO_WARM_UP_MIN_EPOCHS = 3
-AUTO_WARM_UP_PLATEAU = 0.005  # gain in agreement per epoch, over the last two epochs
-AUTO_WARM_UP_MAX_FRACTION = 0.5
-NET_MIN_CORRECTION_RATE = 0.001  # "auto": the authors' value for a pass per epoch
-# the stopping rule of a learner that has none of its own (MLPClassifier's), and
-# of a net, whose threshold waits for the loss on its labels to stop improving
-DEFAULT_TOL = 1e-4
-DEFAULT_N_ITER_NO_CHANGE = 10
+from .._thresholds import (
+    DEFAULT_N_ITER_NO_CHANGE,
+    DEFAULT_TOL,
+    EPOCH_MIN_CORRECTION_RATE,
+    WARM_UP_MAX_FRACTION,
+    WARM_UP_MIN_EPOCHS,
+    WARM_UP_PLATEAU,
+)
+from ..correction import is_quiet_pass
 
 
 def plateau_epoch(
-    agreement, *, min_epochs=AUTO_WARM_UP_MIN_EPOCHS, tolerance=AUTO_WARM_UP_PLATEAU
+    agreement, *, min_epochs=WARM_UP_MIN_EPOCHS, tolerance=WARM_UP_PLATEAU
 ):
     """Whether the agreement curve has levelled off at its last epoch.
 
@@ -45,7 +44,7 @@ def plateau_epoch(
 
     Examples
     --------
-    >>> from sklearn_plc._one_run import plateau_epoch
+    >>> from sklearn_plc._paths.epochs import plateau_epoch
     >>> plateau_epoch([0.2, 0.4, 0.5, 0.6]), plateau_epoch([0.5, 0.6, 0.603, 0.606])
     (False, True)
     >>> plateau_epoch([0.36, 0.359, 0.363, 0.361])  # not started learning
@@ -124,18 +123,18 @@ class LossSinceLabelsMoved:
 
 def max_warm_up(epochs):
     """The latest epoch at which an automatic warm-up ends: half the epochs."""
-    return max(1, int(epochs * AUTO_WARM_UP_MAX_FRACTION))
+    return max(1, int(epochs * WARM_UP_MAX_FRACTION))
 
 
-def one_run_settings(min_correction_rate, warm_up):
-    """The corrector's ``min_correction_rate`` and ``warm_up`` for a one-run path.
+def epoch_settings(min_correction_rate, warm_up):
+    """The corrector's ``min_correction_rate`` and ``warm_up`` for an epoch path.
 
     ``"auto"`` means the authors' quiet pass for a pass per epoch, and a warm-up
     that the run ends itself when the agreement levels off (None).
     """
     return {
         "min_correction_rate": (
-            NET_MIN_CORRECTION_RATE
+            EPOCH_MIN_CORRECTION_RATE
             if min_correction_rate == "auto"
             else min_correction_rate
         ),

@@ -1,49 +1,56 @@
-"""What a run path returns to ``PLCClassifier.fit``.
+"""What ``PLCClassifier.fit`` gives a run path, and what a path gives back.
 
-A run path is an object built from the estimator's parameters with two
-methods: ``check_input(X, encoded, classes, sample_weight, fit_params)``, which
-validates what that path needs and returns ``(X, fit_params)`` as it will use
-them, and ``run(X, encoded, classes, fit_params, trusted)``, which corrects
-the labels and returns a :class:`RunResult`. ``fit`` picks the path from the
-confidence and turns the result into fitted attributes. The paths:
+``fit`` resolves its parameters once into :class:`RunSettings`, picks a path
+from the estimator and the confidence, and calls it. A path is a class built
+from ``(settings, estimator)`` with two methods: ``check_input(X, encoded,
+classes, sample_weight, fit_params)``, which validates what that path needs and
+returns ``(X, fit_params)`` as it will use them, and ``run(X, encoded, classes,
+fit_params, trusted)``, which corrects the labels and returns a
+:class:`RunResult`. No path sees the estimator object or another path. The paths:
 
-- :class:`~sklearn_plc._refit_run.RefitRun`: a scikit-learn estimator refit
-  every round (in sample, out of fold or out of bag), judged on held-out data;
-- :class:`~sklearn_plc._net_run.NetRun`: one training run of a skorch net, with
-  a correction pass after every epoch.
+- :class:`~sklearn_plc._paths.refit.RefitPath`: a scikit-learn estimator refit
+  every round (in sample, out of fold or out of bag), judged on held-out data,
+  its end decided by :func:`~sklearn_plc._ending.end_of_run`;
+- :class:`~sklearn_plc._paths.partial_fit.PartialFitPath`: one training run of
+  a learner with ``partial_fit``, a pass after every epoch;
+- :class:`~sklearn_plc._paths.net.NetPath`: one training run of a skorch net
+  with :class:`~sklearn_plc.skorch.PLCCallback`.
 """
 
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._corrector import LabelCorrector
-from ._params import check_threshold_range
-from ._validation import check_estimator_for_confidence
+from .._label_state import LabelCorrector
 
 
-class RunPath:
-    """What the run paths share: the parameters they read and the first checks.
+@dataclass(frozen=True)
+class RunSettings:
+    """``PLCClassifier``'s parameters as the run paths read them.
 
-    Parameters
-    ----------
-    plc : PLCClassifier
-        Its parameters are read; a path's ``check_input`` may validate X on it.
-    estimator : estimator object
-        The model to train; cloned, never fitted itself.
-    confidence : str
-        Where the probabilities of each pass come from.
+    ``confidence`` is resolved (``"auto"`` replaced by what it stands for;
+    ``given_confidence`` is the parameter as set, for error messages);
+    ``min_correction_rate`` and ``warm_up`` may still be ``"auto"``, which each
+    path resolves for itself. ``correction`` holds the parameters of one
+    correction pass and of the schedule (:data:`~sklearn_plc._params.PASS_PARAMS`).
+    The rest are the parameters of the same names.
     """
 
-    def __init__(self, plc, estimator, confidence):
-        self.plc = plc
-        self.estimator = estimator
-        self.confidence = confidence
-
-    def check_estimator(self):
-        """Raise when the estimator or the schedule cannot run on this path."""
-        check_estimator_for_confidence(self.estimator, self.confidence)
-        check_threshold_range(self.plc.theta, self.plc.theta_end)
+    correction: dict
+    min_correction_rate: object
+    warm_up: object
+    max_iter: int
+    confidence: str
+    given_confidence: str
+    cv: object
+    min_memorisation: float
+    revert_if_worse: bool
+    validation_fraction: object
+    contested: str
+    final_fit: bool
+    n_jobs: object
+    random_state: object
+    verbose: int
 
 
 @dataclass
@@ -67,8 +74,8 @@ class RunResult:
     validation_indices : ndarray of int or None
         The samples that judged (``validation_indices_``).
     set_aside : ndarray of bool or None
-        Samples (of the corrector's rows) left out of the final fit as
-        contested (``set_aside_``); None: none.
+        Samples (of the corrector's rows) left out of the final fit
+        (``set_aside_``); None: none.
     relabel_weight : ndarray of float or None
         Per sample (of the corrector's rows), the weight of its label in the
         final fit, the given label having the rest (``relabel_weight_``);

@@ -24,32 +24,28 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import _safe_indexing, check_random_state
 from tqdm.auto import tqdm
 
-from ._corrector import LabelCorrector
-from ._judge import BINARY_SURE_RATIO
-from ._one_run import (
+from .._held_out import per_sample_params, proba_per_class
+from .._label_state import LabelCorrector
+from .._report import round_line
+from .._thresholds import (
+    BINARY_SURE_RATIO,
     DEFAULT_N_ITER_NO_CHANGE,
     DEFAULT_TOL,
-    LossSinceLabelsMoved,
-    max_warm_up,
-    one_run_settings,
-    plateau_epoch,
+    sure_theta_end,
 )
-from ._out_of_fold import per_sample_params, proba_per_class
-from ._params import pass_params
-from ._refit_run import sure_theta_end
-from ._report import round_line
-from ._run import RunPath, RunResult
-from ._validation import (
+from .._validation import (
     check_finite_proba,
     check_sample_weight,
     incremental_learner,
     seed_unset_random_states,
-    validate_rows,
 )
-
-# Raise the threshold only once the learner's loss on the current labels has
-# stopped improving (its own stopping rule); False: after any quiet pass.
-RAISE_WHEN_SETTLED = True
+from .epochs import (
+    LossSinceLabelsMoved,
+    epoch_settings,
+    max_warm_up,
+    plateau_epoch,
+)
+from .interface import RunResult
 
 
 def n_epochs(learner):
@@ -94,25 +90,26 @@ def split_fit_params(estimator, fit_params):
     return transformers, learner
 
 
-class PartialFitRun(RunPath):
+class PartialFitPath:
     """The one-run path of ``PLCClassifier`` for estimators with ``partial_fit``.
 
-    See :mod:`sklearn_plc._run` for the interface it shares with the other paths.
+    See :mod:`sklearn_plc._paths.interface` for the interface of the paths.
 
     Parameters
     ----------
-    plc : PLCClassifier
-        Its parameters are read; ``check_input`` validates X on it.
+    settings : RunSettings
+        The resolved parameters.
     estimator : estimator object
-        A classifier with ``partial_fit`` and ``predict_proba``; cloned.
-    confidence : {"eval_pass"}
-        Where each epoch's probabilities come from.
+        A classifier with ``partial_fit`` and ``predict_proba`` (alone or last
+        in a Pipeline); cloned.
     """
 
+    def __init__(self, settings, estimator):
+        self.settings = settings
+        self.estimator = estimator
+
     def check_input(self, X, encoded, classes, sample_weight, fit_params):
-        """Validate X and the fit parameters; return ``(X, fit_params)``."""
-        self.check_estimator()
-        X = validate_rows(self.plc, X, encoded)
+        """Validate the fit parameters; return ``(X, fit_params)``."""
         self.sample_weight = check_sample_weight(sample_weight, encoded.shape[0])
         if self.sample_weight is not None:
             fit_params = {"sample_weight": self.sample_weight, **fit_params}
@@ -120,25 +117,25 @@ class PartialFitRun(RunPath):
 
     def run(self, X, encoded, classes, fit_params, trusted):
         """Train once, correcting after every epoch; return a :class:`RunResult`."""
-        plc = self.plc
-        rng = check_random_state(plc.random_state)
+        settings = self.settings
+        rng = check_random_state(settings.random_state)
         model = clone(self.estimator)
-        if plc.random_state is not None:
+        if settings.random_state is not None:
             model = seed_unset_random_states(model, rng)
         learner = incremental_learner(model)
         transformer_params, fit_params = split_fit_params(model, fit_params)
         if learner is not model:  # the steps before the learner, fitted once
             X = model[:-1].fit_transform(X, classes[encoded], **transformer_params)
         epochs = n_epochs(learner)
-        correction = pass_params(plc)
+        correction = dict(settings.correction)
         if classes.shape[0] == 2:  # near the boundary a two-class flip is a coin toss
             correction["theta_end"] = sure_theta_end(
-                plc.theta, plc.theta_end, BINARY_SURE_RATIO
+                correction["theta"], correction["theta_end"], BINARY_SURE_RATIO
             )
         corrector = LabelCorrector(
             encoded,
             **correction,
-            **one_run_settings(plc.min_correction_rate, plc.warm_up),
+            **epoch_settings(settings.min_correction_rate, settings.warm_up),
             sample_weight=self.sample_weight,
             fixed=trusted,
         )
@@ -148,7 +145,7 @@ class PartialFitRun(RunPath):
         losses = LossSinceLabelsMoved(*stopping_rule(learner))
         termination = "max_epochs"
         with tqdm(
-            total=epochs, desc="PLC", unit="epoch", disable=not plc.verbose
+            total=epochs, desc="PLC", unit="epoch", disable=not settings.verbose
         ) as progress:
             for _ in range(epochs):
                 order = rng.permutation(n_samples)
@@ -169,12 +166,10 @@ class PartialFitRun(RunPath):
                     plateau_epoch(agreement) or corrector.n_rounds + 1 >= latest_warm_up
                 ):
                     corrector.end_warm_up()
-                corrector.run_round(
-                    may_raise=not RAISE_WHEN_SETTLED or losses.settled()
-                )
+                corrector.run_round(may_raise=losses.settled())
                 losses.after_pass(corrector)
                 last = corrector.history[-1]
-                if plc.verbose >= 2:
+                if settings.verbose >= 2:
                     progress.write(round_line(last, n_samples, refits=False))
                 progress.set_postfix(
                     theta=f"{last['threshold']:.3g}",

@@ -2,7 +2,7 @@
 
 The net is cloned with a :class:`~sklearn_plc.skorch.PLCCallback` added, trained
 once for its ``max_epochs`` on a copy of the labels, and the callback's
-:class:`~sklearn_plc._corrector.LabelCorrector` holds the result. torch and
+:class:`~sklearn_plc._label_state.LabelCorrector` holds the result. torch and
 skorch are imported only when a net is fitted.
 """
 
@@ -11,29 +11,29 @@ from sklearn.base import clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_consistent_length
 
-from ._params import pass_params
-from ._run import RunPath, RunResult
+from .interface import RunResult
 
 
-class NetRun(RunPath):
+class NetPath:
     """The one-run path of ``PLCClassifier`` for skorch nets.
 
-    See :mod:`sklearn_plc._run` for the interface it shares with the refit path.
+    See :mod:`sklearn_plc._paths.interface` for the interface of the paths.
 
     Parameters
     ----------
-    plc : PLCClassifier
-        Its parameters are read, never set.
+    settings : RunSettings
+        The resolved parameters; ``confidence`` (``"training_pass"`` or
+        ``"eval_pass"``) is the callback's ``proba_source``.
     estimator : skorch.NeuralNetClassifier or NeuralNetBinaryClassifier
         The net; cloned, never fitted itself.
-    confidence : {"training_pass", "eval_pass"}
-        Where each epoch's probabilities come from (the callback's
-        ``proba_source``).
     """
+
+    def __init__(self, settings, estimator):
+        self.settings = settings
+        self.estimator = estimator
 
     def check_input(self, X, encoded, classes, sample_weight, fit_params):
         """Validate the net, X and the fit parameters; return ``(X, fit_params)``."""
-        self.check_estimator()
         check_supported_net(self.estimator, len(classes))
         check_supported_input(X)
         if sample_weight is not None:
@@ -55,24 +55,24 @@ class NetRun(RunPath):
         """Train the net once with PLC's callback; return a :class:`RunResult`."""
         import torch
 
-        from .skorch import PLCCallback
+        from ..skorch import PLCCallback
 
-        plc = self.plc
+        settings = self.settings
         callback = PLCCallback(
-            **pass_params(plc),
-            min_correction_rate=plc.min_correction_rate,
-            warm_up=plc.warm_up,
-            proba_source=self.confidence,
-            verbose=plc.verbose,
+            **settings.correction,
+            min_correction_rate=settings.min_correction_rate,
+            warm_up=settings.warm_up,
+            proba_source=settings.confidence,
+            trusted=trusted,
+            verbose=settings.verbose,
         )
-        callback.kept_as_given = trusted  # read when training starts
         net, name = with_callback(clone(self.estimator), callback)
         labels = encoded.astype(label_dtype(net))  # PLC edits a copy
         with float64_hint(X):
-            if plc.random_state is None:
+            if settings.random_state is None:
                 net.fit(X, labels, **fit_params)
             else:
-                seed = check_random_state(plc.random_state).randint(2**31 - 1)
+                seed = check_random_state(settings.random_state).randint(2**31 - 1)
                 with torch.random.fork_rng():  # seeds torch, leaves its state
                     torch.manual_seed(seed)
                     net.fit(X, labels, **fit_params)
@@ -101,7 +101,7 @@ def check_supported_net(net, n_classes):
     """Reject nets whose training labels PLC cannot correct."""
     from skorch import NeuralNetBinaryClassifier, NeuralNetClassifier
 
-    from .skorch import PLCCallback
+    from ..skorch import PLCCallback
 
     if isinstance(net, NeuralNetBinaryClassifier):
         if n_classes != 2:

@@ -24,8 +24,7 @@ is below its resolution, not impossible.
 
 import numpy as np
 
-# The smallest probability read, for models whose probabilities are continuous
-PROBABILITY_FLOOR = 1e-3
+from ._thresholds import PROBABILITY_FLOOR
 
 
 def probability_resolution(proba, floor=PROBABILITY_FLOOR):

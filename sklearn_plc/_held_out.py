@@ -18,6 +18,8 @@ from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils import _safe_indexing
 from sklearn.utils.parallel import Parallel, delayed
 
+from ._thresholds import OUT_OF_BAG_MIN_MEMBERS
+
 
 def make_splits(cv, X, encoded, rng, groups, train=None):
     """The folds of `cv`; with `train`, folds of those samples only (global indices)."""
@@ -265,13 +267,6 @@ def supports_out_of_bag(estimator):
     """
     params = estimator.get_params(deep=False)
     return "oob_score" in params and params.get("bootstrap") is True
-
-
-# With "auto", a bagging ensemble judges its samples out of bag once it has this
-# many members: about 37 of them (1/e) then leave out each sample, where 30 or 50
-# members leave a vote of 11 or 18 too coarse to relabel by (development record,
-# "Out-of-bag confidence again")
-OUT_OF_BAG_MIN_MEMBERS = 100
 
 
 def judges_out_of_bag(estimator):

@@ -1,0 +1,1 @@
+"""The run paths of ``PLCClassifier.fit`` (see :mod:`sklearn_plc._paths.interface`)."""
