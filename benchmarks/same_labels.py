@@ -15,7 +15,9 @@ of ``set_aside_`` and of ``relabel_weight_``, with the run's outcome.
 Run ``record`` at the commit before the change (e.g. in a ``git worktree``) and
 after it, then ``compare``: it prints each cell and exits 1 if any differs. It
 imports only the public API of ``sklearn_plc``; a cell whose parameters a
-version does not accept is recorded as skipped.
+version does not accept is recorded as skipped (a removed parameter's
+non-default value), and a cell may list the same setting under each version's
+names.
 """
 
 import hashlib
@@ -25,7 +27,17 @@ import warnings
 
 import numpy as np
 
-# (name, dataset, noise, seed, model ("base" or a name below), PLC parameters, fit)
+# The undo off: revert_if_worse=False at 503e40a, validation_fraction=None since
+NO_UNDO = [{"revert_if_worse": False}, {"validation_fraction": None}]
+PAPER_RULE = {
+    "min_memorisation": 0.0,
+    "distribution_alignment": False,
+    "runner_up_ratio": 1.0,
+    "min_correction_rate": 0.0,
+}
+# (name, dataset, noise, seed, model ("base" or a name below), PLC parameters or
+# alternatives for versions that name them differently (the first one a version
+# accepts is used), fit)
 CELLS = (
     ("cv-lr-wine", "wine", "I-35", 100, "base", {}, None),
     ("cv-lr-wine-hybrid", "wine", "III+U30", 101, "base", {}, None),
@@ -34,16 +46,7 @@ CELLS = (
     ("cv-rf-synthetic", "synthetic-5-rf", "II-35", 100, "base", {}, None),
     ("cv-lr-blobs-kept", "blobs-2d", "I-35", 100, "base", {}, None),
     ("cv-lr-weak", "weak-lr", "I-35", 100, "base", {}, None),
-    ("cv-rf-no-undo", "wine-rf", "III-35", 102, "base", {"revert_if_worse": False}, None),
-    (
-        "cv-rf-judge-all",
-        "wine-rf",
-        "II-35",
-        100,
-        "base",
-        {"validation_fraction": None},
-        None,
-    ),
+    ("cv-rf-no-undo", "wine-rf", "III-35", 102, "base", NO_UNDO, None),
     ("cv-rf-trusted", "wine-rf", "I-35", 101, "base", {}, "trusted"),
     ("oob-rf-wine", "wine-rf", "I-35", 100, "base", {"confidence": "oob"}, None),
     (
@@ -55,30 +58,57 @@ CELLS = (
         {"confidence": "oob"},
         None,
     ),
-    ("in-sample-lr-wine", "wine", "I-35", 100, "base", {"confidence": "in_sample"}, None),
+    (
+        "in-sample-lr-wine",
+        "wine",
+        "I-35",
+        100,
+        "base",
+        {"confidence": "in_sample"},
+        None,
+    ),
     ("cv-lr-wine-asym", "wine", "I+A30", 102, "base", {}, None),
     ("cv-lr-wine-70", "wine", "II-70", 100, "base", {}, None),
     ("cv-rf-wine-hybrid", "wine-rf", "III+U30", 100, "base", {}, None),
     ("cv-rf-wine-flip", "wine-rf", "I-35-flip", 101, "base", {}, None),
     ("cv-rf-synthetic-hybrid", "synthetic-5-rf", "II+U60", 102, "base", {}, None),
-    ("oob-rf-wine-flip", "wine-rf", "I-35-flip", 101, "base", {"confidence": "oob"}, None),
-    ("cv-rf-keep", "wine-rf", "I-35", 100, "base", {"contested": "keep"}, None),
-    ("cv-rf-set-aside", "wine-rf", "III-35", 101, "base", {"contested": "set_aside"}, None),
+    (
+        "oob-rf-wine-flip",
+        "wine-rf",
+        "I-35-flip",
+        101,
+        "base",
+        {"confidence": "oob"},
+        None,
+    ),
+    (
+        "cv-rf-keep",
+        "wine-rf",
+        "I-35",
+        100,
+        "base",
+        [{"contested": "keep"}, {"doubtful": "keep"}],
+        None,
+    ),
+    (
+        "cv-rf-set-aside",
+        "wine-rf",
+        "III-35",
+        101,
+        "base",
+        [{"contested": "set_aside"}, {"doubtful": "set_aside"}],
+        None,
+    ),
     (
         "cv-rf-paper-rule",
         "synthetic-5-rf",
         "I-35",
         101,
         "base",
-        {
-            "min_memorisation": 0.0,
-            "revert_if_worse": False,
-            "contested": "keep",
-            "distribution_alignment": False,
-            "runner_up_ratio": 1.0,
-            "min_correction_rate": 0.0,
-            "window": 1,
-        },
+        [
+            {**PAPER_RULE, "revert_if_worse": False, "contested": "keep"},
+            {**PAPER_RULE, "validation_fraction": None, "doubtful": "keep"},
+        ],
         None,
     ),
     (
@@ -97,7 +127,15 @@ CELLS = (
     ("one-run-mlp-synthetic", "synthetic-5", "II-35", 101, "mlp", {}, None),
     ("cv-mlp-wine", "wine", "III-35", 100, "mlp", {"confidence": "cv"}, None),
     ("net-digits", "digits", "I-35", 100, "base", {}, None),
-    ("net-digits-eval", "digits", "III+U30", 101, "base", {"confidence": "eval_pass"}, None),
+    (
+        "net-digits-eval",
+        "digits",
+        "III+U30",
+        101,
+        "base",
+        {"confidence": "eval_pass"},
+        None,
+    ),
 )
 
 
@@ -134,7 +172,8 @@ def _rounded(evidence):
     return {
         key: (
             round(float(value), 10)
-            if isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
+            if isinstance(value, (int, float, np.number))
+            and not isinstance(value, bool)
             else value
         )
         for key, value in sorted(evidence.items())
@@ -164,9 +203,13 @@ def fingerprint(name, dataset, noise, seed, model_name, params, fit_keywords):
         fit["trusted"] = np.arange(y_noisy.shape[0]) % 5 == 0
     T._seed_everything(T.DATASETS[dataset], seed, 1)
     estimator = _model(model_name, T.DATASETS[dataset].base_model, seed)
-    try:
-        model = PLCClassifier(estimator, random_state=seed, **params)
-    except TypeError:  # a parameter this version does not have
+    for alternative in params if isinstance(params, list) else [params]:
+        try:
+            model = PLCClassifier(estimator, random_state=seed, **alternative)
+            break
+        except TypeError:  # a parameter this version does not have
+            continue
+    else:
         return {"cell": name, "skipped": True}
     model.fit(X_train, y_noisy, **fit)
     predicted = model.predict(X_test) if hasattr(model, "estimator_") else None

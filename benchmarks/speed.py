@@ -2,7 +2,8 @@
 
 - correction pass vs ``proba.argmax(1)`` on n = 10⁶, k = 100 float32;
 - PLC's own bookkeeping as a share of an in-sample fit;
-- ``confidence="cv"`` with ``n_jobs=2`` vs ``n_jobs=1``, one fold fit ≥ 1 s;
+- ``confidence="cv"`` with two jobs vs one (``joblib.parallel_config``), one fold
+  fit ≥ 1 s;
 - PLC around a skorch 1-D CNN vs the plain net, same epochs (mnist1d), and the
   memory held by the recorded outputs;
 - corrupting 10⁶ labels with k = 100 classes, for each kind of noise;
@@ -15,9 +16,11 @@
 """
 
 import time
+import warnings
 from contextlib import contextmanager
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
@@ -120,7 +123,8 @@ def bookkeeping_share(n_samples=20_000, repeats=2):
 
 
 def n_jobs_speedup(n_samples=20_000, cv=4, max_iter=3):
-    """Fit time with ``n_jobs=1`` divided by that with ``n_jobs=2`` (cv).
+    """Fit time with ``n_jobs=1`` divided by that with ``n_jobs=2`` (cv), set by
+    :func:`joblib.parallel_config`.
 
     An even number of folds keeps both workers busy: with cv=5 on two workers
     the folds run in three waves, so 5/3 is the ceiling for the fold work. The
@@ -132,6 +136,8 @@ def n_jobs_speedup(n_samples=20_000, cv=4, max_iter=3):
     forest = RandomForestClassifier(n_estimators=40, n_jobs=1, random_state=0)
     n_train = n_samples * (cv - 1) // cv
     fold_s = _best_time(lambda: forest.fit(X[:n_train], y[:n_train]), 1)
+    from joblib import parallel_config
+
     times = {}
     for n_jobs in (1, 2):
         plc = PLCClassifier(
@@ -140,10 +146,10 @@ def n_jobs_speedup(n_samples=20_000, cv=4, max_iter=3):
             cv=cv,
             max_iter=max_iter,
             min_correction_rate=0.0,
-            n_jobs=n_jobs,
             random_state=0,
         )
-        times[n_jobs] = _best_time(lambda plc=plc: plc.fit(X, y), 1)
+        with parallel_config(n_jobs=n_jobs):
+            times[n_jobs] = _best_time(lambda plc=plc: plc.fit(X, y), 1)
     return {
         "name": f"cv={cv}, n_jobs=1 / n_jobs=2 (one fold fit {fold_s:.1f} s)",
         "numerator_s": times[1],
@@ -328,41 +334,58 @@ def _memory_bound_bytes(n_samples, n_classes, window):
     return 1.5 * window * n_samples * n_classes * 4
 
 
-def _sklearn_path_peak(n_samples, n_classes, window, rounds):
-    """PLC's own peak (tracemalloc) over `rounds` rounds of float64 probabilities.
+_MODEL_OUTPUT = None  # the fixed probabilities _FixedProba hands out (per process)
 
-    Each round hands PLC a new float64 array, as a refit model's
-    ``predict_proba`` does, and drops its own reference afterwards. The peak
-    traced, less that one array (the model's output), is what PLC keeps and
-    allocates: its window, the average, the pass.
+
+class _FixedProba(ClassifierMixin, BaseEstimator):
+    """A free model: ``predict_proba`` is a new copy of :data:`_MODEL_OUTPUT`.
+
+    The output is a module global, not a parameter, so that cloning the model
+    does not copy it. ``warm_start=True`` makes PLC refit (and record) it every
+    round, as it does a model that continues training.
+    """
+
+    def __init__(self, warm_start=True):
+        self.warm_start = warm_start
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict_proba(self, X):
+        return _MODEL_OUTPUT.copy()
+
+
+def _sklearn_path_peak(n_samples, n_classes, window, rounds):
+    """PLC's own peak (tracemalloc) over `rounds` in-sample rounds of a free model.
+
+    ``PLCClassifier(confidence="in_sample")`` around a model whose
+    ``predict_proba`` returns a new float64 array each round, as a refit
+    model's does. The peak traced, less that one array (the model's output),
+    is what PLC keeps and allocates: its window (of ``FIXED_PASS_SETTINGS``'s 5
+    rounds, so `window` must be 5), the average, the pass, its checks.
     """
     import tracemalloc
 
-    from sklearn_plc._label_state import LabelCorrector
-
+    global _MODEL_OUTPUT
     rng = np.random.default_rng(0)
-    model_output = rng.dirichlet(np.full(n_classes, 0.3), size=n_samples)
-    labels = rng.integers(n_classes, size=n_samples)
-    corrector = LabelCorrector(
-        labels,
-        theta=0.3,
-        beta=0.1,
-        theta_end=0.9,
-        schedule="additive",
+    _MODEL_OUTPUT = rng.dirichlet(np.full(n_classes, 0.3), size=n_samples)
+    labels = _MODEL_OUTPUT.argmax(axis=1)  # every class present
+    X = np.zeros((n_samples, 1))
+    plc = PLCClassifier(
+        _FixedProba(),
+        confidence="in_sample",
         min_correction_rate=0.0,
-        warm_up=0,
-        window=window,
-        runner_up_ratio=PLCClassifier().runner_up_ratio,
+        max_iter=rounds,
+        random_state=0,
     )
     tracemalloc.start()
-    for _ in range(rounds):
-        proba = model_output.copy()  # a new model's predict_proba
-        corrector.add_proba(proba)
-        corrector.run_round()
-        del proba
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the run stops at max_iter
+        plc.fit(X, labels)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    return peak - model_output.nbytes
+    return peak - _MODEL_OUTPUT.nbytes
 
 
 def _net_path_peak(n_samples, n_classes, window, epochs):
@@ -377,6 +400,8 @@ def _net_path_peak(n_samples, n_classes, window, epochs):
 
     import torch
     from skorch import NeuralNetClassifier
+
+    from sklearn_plc.skorch import PLCCallback
 
     torch.set_num_threads(1)
     rng = np.random.default_rng(0)
@@ -395,7 +420,9 @@ def _net_path_peak(n_samples, n_classes, window, epochs):
             iterator_train__shuffle=True,
             verbose=0,
         )
-        PLCClassifier(net, warm_up=1, window=window, random_state=0).fit(X[:n], y[:n])
+        net.set_params(callbacks=[("plc", PLCCallback(warm_up=1, window=window))])
+        torch.manual_seed(0)
+        net.fit(X[:n], y[:n])
 
     fit(20_000)  # load and warm everything up
     baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

@@ -898,9 +898,9 @@ def _recovery_lines(summary, meta):
         "PLC: label purity before → after, correction precision (changed labels now "
         "right; – where no label changed), recall (wrong labels fixed) and damage "
         "(right labels made wrong); relabels the final fit trained on both "
-        'labels, by weight (`contested="weigh"`), and the share of that fit\'s '
-        "weight on right labels; samples set aside as contested (left out of "
-        "the final fit) and the share of them whose label was wrong. "
+        'labels, by weight (`doubtful="weigh"`), and the share of that fit\'s '
+        "weight on right labels; samples set aside (left out of the final fit) "
+        "and the share of them whose label was wrong. "
         "cleanlab removes rather than corrects: labels flagged, and the share of "
         "flagged labels that were wrong (precision) and of wrong labels flagged "
         "(recall). Means over seeds, in %.",

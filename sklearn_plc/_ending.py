@@ -6,8 +6,8 @@ Once the refit loop has stopped, :func:`end_of_run` reads the held-out evidence
 - **kept** (``"converged"``, ``"max_iter"``): the corrected labels, each
   relabel weighed against its given label (``relabel_weight``) where the
   estimator takes sample weights, or the doubtful samples left out where it
-  cannot (``contested="auto"``), or the contested ones with
-  ``contested="set_aside"``;
+  cannot (``doubtful="auto"``), or the still-disputed ones with
+  ``doubtful="set_aside"``;
 - **undone** (``"undone"``): the corrections trained clearly worse models, so
   the labels go back to those given; where the final fit would weigh the
   relabels, fold models fitted as it is fitted are judged once more first;
@@ -51,7 +51,7 @@ LABELS_KEPT = ("not_memorising", "too_weak_to_judge", "undone")
 LABELS_GIVEN = (*LABELS_KEPT, "corrections_contested")
 # The outcomes whose final fit trains on every sample, less the random labels
 RANDOM_LABELS_ENDINGS = ("too_weak_to_judge", "undone", "converged", "max_iter")
-# The values of ``contested`` that leave samples out on the held-out evidence
+# The values of ``doubtful`` that leave samples out on the held-out evidence
 LEAVES_OUT = ("auto", "set_aside")
 
 
@@ -85,10 +85,11 @@ class EndingSettings:
 
     Attributes
     ----------
-    contested : {"auto", "weigh", "keep", "set_aside"}
+    doubtful : {"auto", "weigh", "keep", "set_aside"}
         ``PLCClassifier``'s parameter.
-    revert_if_worse : bool
-        ``PLCClassifier``'s parameter.
+    judge_acts : bool
+        The judge may undo and contest (``validation_fraction`` is not None);
+        otherwise it only records its evidence.
     held_out : bool
         The probabilities are held out (``"cv"`` or ``"oob"``): there is a judge.
     weighable : bool
@@ -99,8 +100,8 @@ class EndingSettings:
         Verified labels judge (any measured loss undoes).
     """
 
-    contested: str
-    revert_if_worse: bool
+    doubtful: str
+    judge_acts: bool
     held_out: bool
     weighable: bool
     refits_folds: bool
@@ -130,7 +131,7 @@ class RunEvidence:
         What the last pass read (the window average, aligned); None in sample.
     disputed : ndarray of bool of shape (n_samples,) or None
         Labels the last pass's probabilities still dispute, or that went back
-        and forth (``LabelCorrector.contested``); None in sample.
+        and forth (``LabelCorrector.disputed``); None in sample.
     trusted : ndarray of bool or None
         Verified labels, never left out.
     validation : ndarray of int or None
@@ -250,7 +251,7 @@ def end_of_run(evidence, settings):
             }
     if (
         stopped == "not_memorising"
-        and settings.contested in LEAVES_OUT
+        and settings.doubtful in LEAVES_OUT
         and settings.refits_folds
         and evidence.validation is not None
         and not settings.trusted
@@ -262,7 +263,7 @@ def end_of_run(evidence, settings):
     memorisation = evidence.memorisation
     if (
         stopped in RANDOM_LABELS_ENDINGS
-        and settings.contested in LEAVES_OUT
+        and settings.doubtful in LEAVES_OUT
         and evidence.first_proba is not None
     ):
         set_aside, memorisation = _random_labels_left_out(evidence)
@@ -292,7 +293,7 @@ def _undo_verdict(evidence, settings):
     """
     bar = 0.0 if settings.trusted else UNDO_STANDARD_ERRORS
     selection = corrections_verdict(
-        evidence.reference, evidence.last, bar if settings.revert_if_worse else None
+        evidence.reference, evidence.last, bar if settings.judge_acts else None
     )
     if (
         selection is not None
@@ -320,8 +321,8 @@ def _contests(selection, stopped, settings):
         and not selection["undone"]
         and selection["gain"] < 0
         and stopped not in LABELS_KEPT
-        and settings.contested == "auto"
-        and settings.revert_if_worse
+        and settings.doubtful == "auto"
+        and settings.judge_acts
     )
 
 
@@ -387,13 +388,13 @@ def _random_labels_left_out(evidence):
 def _doubtful_left_out(set_aside, evidence, settings):
     """What a kept run's final fit leaves out besides `set_aside`.
 
-    ``contested="set_aside"``: the labels still disputed; ``"auto"`` where the
+    ``doubtful="set_aside"``: the labels still disputed; ``"auto"`` where the
     estimator cannot weigh: every relabel and every dispute.
     """
     left_out = [] if set_aside is None else [set_aside]
-    if settings.contested == "set_aside":
+    if settings.doubtful == "set_aside":
         left_out.append(evidence.disputed)
-    elif settings.contested == "auto" and not settings.weighable:
+    elif settings.doubtful == "auto" and not settings.weighable:
         left_out.append(
             doubtful_samples(evidence.disputed, evidence.labels, evidence.given_labels)
         )

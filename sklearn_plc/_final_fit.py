@@ -1,6 +1,6 @@
 """Fitting on the run's labels as the ending decided: weighed, or with samples left out.
 
-With ``contested="auto"`` or ``"weigh"``, a relabel is fitted on both its labels
+With ``doubtful="auto"`` or ``"weigh"``, a relabel is fitted on both its labels
 by weight (:func:`weighed_fit`); :func:`fit_final_model` fits the final model on
 the labels, weights and set-aside of :class:`~sklearn_plc._ending.Ending`.
 Before an undo, the same folds the run was judged on are fitted as the final
@@ -22,12 +22,12 @@ from ._held_out import (
 )
 
 
-def warn_fitted_on_every_sample(estimator, n_left_out, contested, error, stacklevel=4):
+def warn_fitted_on_every_sample(estimator, n_left_out, doubtful, error, stacklevel=7):
     """Warn that a fit without the doubtful samples failed and took them all."""
     warnings.warn(
         f"{type(estimator).__name__} could not be fitted without the {n_left_out} "
-        f"doubtful samples that contested={contested!r} leaves out ({error}), so "
-        f"that fit used every sample. With this little data, use contested='keep'.",
+        f"doubtful samples that doubtful={doubtful!r} leaves out ({error}), so "
+        f"that fit used every sample. With this little data, use doubtful='keep'.",
         UserWarning,
         stacklevel=stacklevel,
     )
@@ -85,7 +85,7 @@ def fit_final_model(
     relabel_weight,
     given_labels,
     key,
-    contested,
+    doubtful,
 ):
     """Fit `final` (an unfitted clone, or the continuing model) as the run ends.
 
@@ -128,7 +128,7 @@ def fit_final_model(
             return fit_fold(final, X, labels, kept, classes, fit_params), set_aside
         except ValueError as error:
             warn_fitted_on_every_sample(
-                estimator, int(set_aside.sum()), contested, error, stacklevel=5
+                estimator, int(set_aside.sum()), doubtful, error, stacklevel=7
             )
             set_aside = None
             final = clone(estimator)
@@ -143,7 +143,7 @@ def weighed_out_of_fold_proba(
     :func:`~sklearn_plc._held_out.out_of_fold_proba` on the same `splits`,
     each fold's clone fitted on its training part by :func:`weighed_fit`.
     `fit` holds ``classes``, ``params`` (the fit parameters), ``key`` (the
-    weights' fit keyword), ``validation`` and ``n_jobs``.
+    weights' fit keyword) and ``validation``.
     """
 
     def fit_weighed(model, X, labels, train, classes, fit_params):
@@ -166,7 +166,6 @@ def weighed_out_of_fold_proba(
         splits,
         fit["classes"],
         fit_params=fit["params"],
-        n_jobs=fit["n_jobs"],
         validation=fit["validation"],
         fit=fit_weighed,
     )

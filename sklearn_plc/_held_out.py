@@ -167,7 +167,6 @@ def out_of_fold_proba(
     classes,
     *,
     fit_params,
-    n_jobs,
     in_sample=False,
     validation=None,
     fit=None,
@@ -188,8 +187,6 @@ def out_of_fold_proba(
         The caller's labels, sorted; one column of the result per class.
     fit_params : dict
         Passed to each fold's ``fit``; per-sample values are indexed.
-    n_jobs : int or None
-        Folds fitted in parallel.
     in_sample : bool, default=False
         Also return in-sample probabilities, at no extra fit: each fold's
         model predicts the next fold's test samples that it trained on, so a
@@ -218,7 +215,8 @@ def out_of_fold_proba(
         else np.empty(0, np.intp)
         for index, (train, _) in enumerate(splits)
     ]
-    fold_probas = Parallel(n_jobs=n_jobs)(
+    # folds in parallel as joblib.parallel_config says (one job by default)
+    fold_probas = Parallel()(
         delayed(_fold_proba)(
             estimator,
             X,
@@ -290,7 +288,6 @@ def out_of_bag_proba(
     fit_params,
     in_sample,
     validation=None,
-    n_jobs=None,
 ):
     """Probabilities of every sample from the members that did not train on it.
 
@@ -312,9 +309,6 @@ def out_of_bag_proba(
     validation : ndarray of int or None, default=None
         Samples that the ensemble does not train on; every member predicts
         them.
-    n_jobs : int or None, default=None
-        Jobs for the ensemble's members where its own ``n_jobs`` is None (in
-        place of the folds'); the ensemble returned keeps its own.
 
     Returns
     -------
@@ -323,12 +317,7 @@ def out_of_bag_proba(
         The ensemble, fitted on every sample but `validation`, and with
         `in_sample` its probabilities on all samples.
     """
-    lent_jobs = n_jobs is not None and (
-        estimator.get_params(deep=False).get("n_jobs", False) is None
-    )
-    model = clone(estimator).set_params(
-        oob_score=True, **({"n_jobs": n_jobs} if lent_jobs else {})
-    )
+    model = clone(estimator).set_params(oob_score=True)
     if validation is None:
         fit_on_indices(model, X, labels, classes, fit_params)
     else:
@@ -357,6 +346,51 @@ def out_of_bag_proba(
             model, _safe_indexing(X, validation), classes
         )
     predicted = proba_per_class(model, X, classes) if in_sample else None
-    if lent_jobs:
-        model.set_params(n_jobs=None)
     return proba, (model, predicted)
+
+
+def round_proba(
+    confidence, model, X, labels, classes, splits, *, fit_params, in_sample, validation
+):
+    """Fit for one refit round; return probabilities with one column per class.
+
+    With ``splits`` the probabilities are out of fold (`model` is cloned per
+    fold and left unfitted). Out of bag (`confidence` ``"oob"``), they come
+    from a clone of `model` fitted on all samples, which comes back. Otherwise
+    `model` is fitted on all samples and predicts them. `validation` samples
+    are predicted by models that did not train on them.
+
+    Returns
+    -------
+    proba : ndarray of shape (n_samples, n_classes)
+    in_sample_proba : ndarray of shape (n_samples, n_classes) or None
+        With `in_sample`, each sample's probabilities from a model that
+        trained on it (NaN where none did; see :func:`out_of_fold_proba`).
+    model_on_all : estimator or None
+        The out-of-bag ensemble, fitted on all samples but `validation`.
+    """
+    if confidence == "oob":
+        proba, (ensemble, in_sample_proba) = out_of_bag_proba(
+            model,
+            X,
+            labels,
+            classes,
+            fit_params=fit_params,
+            in_sample=in_sample,
+            validation=validation,
+        )
+        return proba, in_sample_proba, ensemble
+    if splits is not None:
+        proba, in_sample_proba = out_of_fold_proba(
+            model,
+            X,
+            labels,
+            splits,
+            classes,
+            fit_params=fit_params,
+            in_sample=in_sample,
+            validation=validation,
+        )
+        return proba, in_sample_proba, None
+    fit_on_indices(model, X, labels, classes, fit_params)
+    return proba_per_class(model, X, classes), None, None

@@ -4,7 +4,7 @@ Three questions, each answered on samples whose labels no judged model trained
 on, and from the given labels alone unless verified (``trusted``) ones exist:
 
 - **which samples judge** (:func:`choose_judged_samples`): the ``trusted``
-  samples, or a stratified set-aside of ``validation_fraction`` of them;
+  samples, or stratified validation samples, ``validation_fraction`` of them;
 - **whether the model memorises its labels and can judge them**
   (:func:`memorisation_evidence`, :func:`memorises`, :func:`can_judge`),
   measured in the first round; a model that does not memorise, or that surely
@@ -74,13 +74,13 @@ def choose_judged_samples(
     encoded : ndarray of int of shape (n_samples,)
         The given labels.
     rng : numpy.random.RandomState
-        Draws the set-aside (one draw, only when one is made).
+        Draws the validation samples (one draw, only when there are any).
     groups : array-like or None
-        Keeps a group on one side of the set-aside.
+        Keeps a group on one side of the validation split.
     trusted : ndarray of bool or None
-        Verified labels; they judge in place of a set-aside.
+        Verified labels; they judge in place of validation samples.
     validation_fraction : float or None
-        Share of the samples to set aside; None judges on every sample.
+        Share of the samples that judge; None judges on every sample.
     can_set_aside : bool
         False when the folds are given as index pairs, which cannot leave
         samples out: the judged samples are then judged in place.
@@ -105,7 +105,7 @@ def choose_judged_samples(
                 f"labels'). With fewer than {FEW_TRUSTED}, consider fitting "
                 f"without trusted.",
                 UserWarning,
-                stacklevel=5,
+                stacklevel=6,  # the caller of fit
             )
         if can_set_aside:
             return np.flatnonzero(~trusted), judged, judged
@@ -134,7 +134,7 @@ def memorisation_evidence(
         model that trained on that sample (out of fold: the fold models'; out
         of bag: the ensemble's); NaN rows are not measured.
     left_out : ndarray of int or None
-        Samples not measured (the set-aside, which no model saw).
+        Samples not measured (the validation samples, which no model saw).
     sure_ratio : float, default=0.5
         A held-out dispute is sure where the label's probability is at most
         this share of the top class's.

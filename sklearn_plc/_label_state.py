@@ -42,7 +42,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
     warm_up : int >= 0 or None
         Rounds before the first correction pass; None to warm up until
         :meth:`end_warm_up` is called (a warm-up chosen from the data).
-    fixed : ndarray of bool of shape (n_samples,) or None, default=None
+    trusted : ndarray of bool of shape (n_samples,) or None, default=None
         Samples whose label no pass may change (trusted labels); None: none.
     rows : slice, default=slice(None)
         The rows of ``labels`` that the recorded probabilities cover: all of
@@ -105,7 +105,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
         runner_up_ratio=1.0,
         distribution_alignment=False,
         sample_weight=None,
-        fixed=None,
+        trusted=None,
         rows=slice(None),
         gather_labels=None,
         to_numpy=np.asarray,
@@ -120,7 +120,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
             None if sample_weight is None else np.asarray(sample_weight)
         )
         self.to_numpy = to_numpy
-        self.fixed = None if fixed is None else np.asarray(fixed, dtype=bool)
+        self.trusted = None if trusted is None else np.asarray(trusted, dtype=bool)
         self.initial_labels = np.array(labels, copy=True)
         self.labels = self.initial_labels.copy()
         self.threshold = float(theta)
@@ -246,7 +246,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
                 "threshold": self.threshold,
                 "n_corrected": int(changed.size),
                 "n_changed": 0,
-                "n_contested": None,
+                "n_disputed": None,
                 "refit": False,
                 "holdout_agreement": None,
                 "warm_up": False,
@@ -294,15 +294,15 @@ align_class_distribution`) to the class frequencies of the labels as given.
             )
         return proba
 
-    def contested(self, proba=None):
+    def disputed(self, proba=None):
         """Samples whose current label the model still disputes, unrelabelled.
 
-        A label is contested when the probabilities a pass reads put another
+        A label is disputed when the probabilities a pass reads put another
         class on top (the pass found that class not sure enough to relabel:
         below the threshold's confidence, stopped by ``runner_up_ratio`` or
         ``min_confidence``, or keeping a class alive), or when the label was
         changed more than once (it went back and forth between rounds).
-        Verified (``fixed``) labels are never contested.
+        Verified (``trusted``) labels are never disputed.
 
         Parameters
         ----------
@@ -311,7 +311,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
 
         Returns
         -------
-        contested : ndarray of bool of shape (n_samples,)
+        disputed : ndarray of bool of shape (n_samples,)
             Over all samples (the rows this process covers when ``rows`` is
             set); all False before any probabilities are recorded.
         """
@@ -320,11 +320,11 @@ align_class_distribution`) to the class frequencies of the labels as given.
             if not self._window:
                 return np.zeros(labels.shape[0], dtype=bool)
             proba = self.pass_proba()
-        contested = confidence_ratio(proba, labels) < 1.0
-        contested |= self.n_changes[self.rows] > 1
-        if self.fixed is not None:
-            contested &= ~self.fixed[self.rows]
-        return contested
+        disputed = confidence_ratio(proba, labels) < 1.0
+        disputed |= self.n_changes[self.rows] > 1
+        if self.trusted is not None:
+            disputed &= ~self.trusted[self.rows]
+        return disputed
 
     def run_round(
         self, *, refit=True, correct=True, holdout_agreement=None, may_raise=True
@@ -359,7 +359,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
         if warming_up or not correct:
             changed = np.zeros(n_samples, dtype=bool)
             n_corrected = 0
-            n_contested = None
+            n_disputed = None
         else:
             proba = self.pass_proba()
             new_labels, _ = correct_labels(
@@ -371,8 +371,8 @@ align_class_distribution`) to the class frequencies of the labels as given.
             )
             if self.gather_labels is not None:
                 new_labels = self.gather_labels(new_labels)
-            if self.fixed is not None:
-                new_labels[self.fixed] = self.labels[self.fixed]
+            if self.trusted is not None:
+                new_labels[self.trusted] = self.labels[self.trusted]
             # a correction always changes the label (the threshold is <= 1)
             changed = new_labels != self.labels
             self._keep_every_class(new_labels, changed)
@@ -383,7 +383,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
             self.labels = new_labels
             self.corrected_iter[changed] = round_index
             n_corrected = samples.shape[0]
-            n_contested = int(np.count_nonzero(self.contested(proba)))
+            n_disputed = int(np.count_nonzero(self.disputed(proba)))
             self.converged = threshold >= self.theta_end and is_quiet_pass(
                 n_corrected, n_samples, self.min_correction_rate
             )
@@ -403,7 +403,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
                 "threshold": threshold,
                 "n_corrected": n_corrected,
                 "n_changed": int(np.count_nonzero(self.labels != self.initial_labels)),
-                "n_contested": n_contested,
+                "n_disputed": n_disputed,
                 "refit": bool(refit),
                 "holdout_agreement": holdout_agreement,
                 "warm_up": warming_up,

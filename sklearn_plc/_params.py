@@ -15,40 +15,52 @@ from sklearn.utils._param_validation import (
 
 from .correction import SCHEDULES
 
+# The parameters of the correction rule that PLCClassifier and PLCCallback share
 CORRECTION_CONSTRAINTS = {
     "theta": [Interval(Real, 0, 1, closed="neither")],
     "beta": [Interval(Real, 0, None, closed="neither")],
     "theta_end": [Interval(Real, 0, 1, closed="right")],
-    "schedule": [StrOptions(set(SCHEDULES))],
     "min_correction_rate": [
         Interval(Real, 0, 1, closed="left"),
         StrOptions({"auto"}),
     ],
     "warm_up": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"})],
-    "window": [Interval(Integral, 1, None, closed="left")],
-    "min_confidence": [Interval(Real, 0, 1, closed="both")],
     "runner_up_ratio": [Interval(Real, 0, 1, closed="right")],
     "distribution_alignment": ["boolean"],
 }
+# ... and those only PLCCallback exposes (PLCClassifier uses FIXED_PASS_SETTINGS)
+CALLBACK_PASS_CONSTRAINTS = {
+    "schedule": [StrOptions(set(SCHEDULES))],
+    "window": [Interval(Integral, 1, None, closed="left")],
+    "min_confidence": [Interval(Real, 0, 1, closed="both")],
+}
 
-
-# The parameters of one correction pass and of the schedule, named alike in
-# PLCClassifier, PLCCallback and LabelCorrector.
-PASS_PARAMS = (
+# The pass settings PLCClassifier does not expose, which PLCCallback and
+# LabelCorrector take by the same names: the authors' additive schedule (their
+# scripts, whose results the paper reports), their average over the last five
+# models (epochs, or refits), and the ratio rule without a floor on the new
+# class's probability.
+FIXED_PASS_SETTINGS = {"schedule": "additive", "window": 5, "min_confidence": 0.0}
+# The pass parameters PLCClassifier exposes, named alike in PLCCallback
+CLASSIFIER_PASS_PARAMS = (
     "theta",
     "beta",
     "theta_end",
-    "schedule",
-    "window",
-    "min_confidence",
     "runner_up_ratio",
     "distribution_alignment",
 )
 
 
-def pass_params(owner):
-    """`owner`'s values of :data:`PASS_PARAMS`, by name."""
-    return {name: getattr(owner, name) for name in PASS_PARAMS}
+def pass_settings(owner):
+    """The settings of one pass and of the schedule, for a ``LabelCorrector``.
+
+    `owner`'s values of :data:`CLASSIFIER_PASS_PARAMS` with
+    :data:`FIXED_PASS_SETTINGS`.
+    """
+    return {
+        **FIXED_PASS_SETTINGS,
+        **{name: getattr(owner, name) for name in CLASSIFIER_PASS_PARAMS},
+    }
 
 
 def check_threshold_range(theta, theta_end):

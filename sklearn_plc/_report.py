@@ -25,8 +25,8 @@ def round_line(record, n_samples, *, refits=True):
         f"{record['n_corrected']} corrected",
         f"{record['n_changed']} of {n_samples} differ from y",
     ]
-    if record["n_contested"]:
-        parts.append(f"{record['n_contested']} contested")
+    if record["n_disputed"]:
+        parts.append(f"{record['n_disputed']} still disputed")
     if refits:
         parts.append("refit" if record["refit"] else "no refit")
     if record["holdout_agreement"] is not None:

@@ -10,7 +10,7 @@ behind its guards, each chosen on the development protocol (the design page,
 # memorisation test, the refusal of a model too weak to judge).
 EVIDENCE_STANDARD_ERRORS = 1.0
 # Corrections whose held-out agreement falls this far below the labels as given are
-# undone (``revert_if_worse``); verified (``trusted``) judges undo on any loss (0).
+# undone (``validation_fraction``); verified (``trusted``) judges undo on any loss (0).
 UNDO_STANDARD_ERRORS = EVIDENCE_STANDARD_ERRORS
 # A refit that already agrees this much worse stops the loop at once (then undone).
 EARLY_UNDO_STANDARD_ERRORS = 2.0

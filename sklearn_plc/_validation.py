@@ -186,7 +186,7 @@ def check_trusted(trusted, n_samples):
     if not mask.any():
         raise ValueError(
             "trusted marks no sample; pass trusted=None (the default) to judge the "
-            "corrections on set-aside samples of the given labels instead."
+            "corrections on validation samples of the given labels instead."
         )
     if mask.all():
         raise ValueError(
@@ -284,7 +284,7 @@ def check_cv_against_classes(cv, n_classes, encoded, set_aside=""):
     A class with fewer samples than folds is what StratifiedKFold warns about
     and proceeds with (a training fold without that class gives it probability
     0 there); only folds that cannot be made at all raise. `set_aside` says
-    how the samples were reduced (the judge's set-aside), for the message.
+    how the samples were reduced (the judge's validation samples), for the message.
     """
     n_splits = cv if isinstance(cv, Integral) else None
     if isinstance(cv, StratifiedKFold):

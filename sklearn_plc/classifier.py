@@ -23,7 +23,6 @@ from sklearn.base import (
     _fit_context,
 )
 from sklearn.ensemble import RandomForestClassifier
-from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import check_cv
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
@@ -35,12 +34,10 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._held_out import class_columns, judges_out_of_bag, model_columns
-from ._params import CORRECTION_CONSTRAINTS, check_threshold_range, pass_params
+from ._held_out import class_columns, model_columns
+from ._params import CORRECTION_CONSTRAINTS, check_threshold_range, pass_settings
+from ._paths import NetPath, RefitPath, choose_path
 from ._paths.interface import RunSettings
-from ._paths.net import NetPath
-from ._paths.partial_fit import PartialFitPath
-from ._paths.refit import RefitPath
 from ._report import outcome_line
 from ._validation import (
     HELD_OUT_CONFIDENCES,
@@ -49,7 +46,6 @@ from ._validation import (
     check_not_empty,
     check_trusted,
     encode_labels,
-    is_incremental_net,
     is_skorch_net,
     validate_rows,
     validate_X,
@@ -87,27 +83,27 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     time a pass corrects (almost) nothing, until it reaches ``theta_end``. A
     final model is then trained on the corrected labels. Before correcting, PLC
     checks that the model memorises its labels (``min_memorisation``), and
-    afterwards that the corrections did not train worse models
-    (``revert_if_worse``); otherwise the labels are returned as given.
+    afterwards, on held-out samples, that the corrections did not train worse
+    models (``validation_fraction``); otherwise the labels are returned as
+    given. The paper's rule, without these guards, is ``min_memorisation=0,
+    validation_fraction=None, doubtful="keep", runner_up_ratio=1,
+    distribution_alignment=False, min_correction_rate=0.001``.
 
-    Read more in the user guide, "How PLC works". How each default was chosen,
-    with its figures: the "Development record" page of the documentation.
+    Read more in the user guide, "How PLC works". Why each default is what it
+    is, with its figures: the "Why the defaults are what they are" page.
 
     Parameters
     ----------
     estimator : estimator object, default=None
         A classifier with ``fit`` and ``predict_proba``; cloned, never
-        modified, and trained on labels from y's own label space (a
-        ``class_weight`` dict is given in your labels). ``None`` means
-        ``RandomForestClassifier()``: it fits raw features and memorises its
-        labels, which PLC needs, and its 100 trees judge each sample out of
-        bag. A skorch ``NeuralNetClassifier`` (or ``NeuralNetBinaryClassifier``)
-        or an ``MLPClassifier`` is trained once, with a correction pass after
-        every epoch. A skorch net is trained on class indices (positions in
-        ``classes_``; a ``criterion__weight`` follows that order), its module
-        must return logits with
-        ``criterion=torch.nn.CrossEntropyLoss``, and it should have
-        ``iterator_train__shuffle=True``.
+        modified, and trained on labels from y's own label space. ``None``:
+        ``RandomForestClassifier()``, which memorises its labels, as PLC needs,
+        and judges each sample out of bag. A skorch ``NeuralNetClassifier`` or
+        an ``MLPClassifier`` is trained once, with a pass after every epoch; a
+        skorch net trains on class indices (positions in ``classes_``), and a
+        module that returns logits needs
+        ``criterion=torch.nn.CrossEntropyLoss`` (user guide, "Neural
+        networks").
 
     theta : float in (0, 1), default=0.3
         Initial threshold ``δ0`` (the paper's ``exp(θ0)``): a label is
@@ -116,20 +112,16 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         in a grid search.
 
     beta : float > 0, default=0.1
-        Step by which the threshold is relaxed after a quiet pass (see
-        ``schedule``); the paper found 0.05–0.3 equally good. A net or a
+        Step by which the threshold is relaxed after a quiet pass (``δ ←
+        min(δ + beta, theta_end)``, the authors' scripts, whose results the
+        paper reports); the paper found 0.05–0.3 equally good. A net or a
         ``partial_fit`` run relaxes it only once its loss on the current
         labels has also stopped improving.
 
     theta_end : float in (0, 1], default=0.9
         Largest threshold, the authors' cap; at least ``theta``. Lower it to
-        stop before the loosest corrections. With ``contested="set_aside"``
+        stop before the loosest corrections. With ``doubtful="set_aside"``
         the threshold stops at 1/2 (1/3 in two classes).
-
-    schedule : {"additive", "multiplicative"}, default="additive"
-        ``"additive"``: ``δ ← min(δ + beta, theta_end)``, the authors'
-        scripts, whose results the paper reports. ``"multiplicative"``:
-        ``δ ← min(δ (1 + beta), theta_end)``, the paper's Algorithm 1.
 
     min_correction_rate : float in [0, 1) or "auto", default="auto"
         A pass that changes at most this fraction of the labels is quiet: it
@@ -146,7 +138,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``"auto"``: for a net or a ``partial_fit`` run, the epoch at which its
         agreement with the labels levels off, before it memorises them
         (``warm_up_``); 0 for a refit estimator. Set it for an estimator that
-        continues training on each fit (``warm_start``, ``"in_sample"``).
+        continues training on each fit (``warm_start``, ``"in_sample"``), or
+        for a net whose confidences beat its labels only after a known
+        number of epochs.
 
     max_iter : int >= 1, default=30
         Most rounds for a refit estimator (a warning says when a run reaches
@@ -155,23 +149,18 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     confidence : {"auto", "in_sample", "cv", "oob", "training_pass", \
 "eval_pass"}, default="auto"
-        Where each round's probabilities come from. ``"cv"``: out of fold
-        (``cv`` fits a round), sound for every estimator. ``"oob"``: a bagging
-        ensemble's out-of-bag votes, one fit a round. ``"in_sample"``: a model
-        predicting its own training samples; only for models that do not
-        memorise. ``"training_pass"`` (skorch nets): the outputs of each
-        epoch's training passes, at no extra cost. ``"eval_pass"``: one
-        training run with a prediction of every sample after each epoch, for a
-        net or an estimator with ``partial_fit`` and ``max_iter`` (alone or
-        last in a Pipeline); about two plain fits, but with no memorisation
-        test or held-out judge, so only for learners that memorise (an MLP,
-        not a linear model). ``"auto"``: ``"training_pass"`` for a skorch net,
+        Where each round's probabilities come from: ``"cv"`` out of fold
+        (``cv`` fits a round, sound for every estimator); ``"oob"`` a bagging
+        ensemble's out-of-bag votes (one fit a round); ``"in_sample"`` a model
+        predicting its own training samples (only for models that do not
+        memorise); ``"training_pass"`` a skorch net's training passes;
+        ``"eval_pass"`` one training run of a net or a ``partial_fit`` learner,
+        predicting every sample after each epoch (about two plain fits, no
+        held-out judge). ``"auto"``: ``"training_pass"`` for a skorch net,
         ``"eval_pass"`` for an ``MLPClassifier``, ``"oob"`` for a bagging
-        ensemble of at least 100 members, else ``"cv"``, and ``"cv"`` wherever
-        you chose folds (``cv`` other than 3, or ``groups``); ``confidence_``
-        says which. Choose ``"cv"`` for an MLP to have its corrections judged,
-        at about four times the cost. User guide: "Where the confidence comes
-        from".
+        ensemble of 100 members or more, else ``"cv"`` (always where you chose
+        folds: ``cv`` other than 3, or ``groups``); ``confidence_`` says which.
+        User guide: "Where the confidence comes from".
 
     cv : int, cross-validation generator or iterable, default=3
         Folds for ``confidence="cv"``; an int means a shuffled
@@ -179,17 +168,6 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``random_state``. 3 because PLC needs held-out probabilities, not the
         best held-out model, and 3 folds cost half of 5. Pass a group-aware
         splitter (with ``groups`` in ``fit``) when samples come in groups.
-
-    window : int >= 1, default=5
-        Number of recent models (refits, or epochs for a net) whose
-        probabilities are averaged for each pass, as the authors average the
-        last 5 epochs: a label changes only where several rounds agree.
-
-    min_confidence : float in [0, 1], default=0.0
-        Correct only where the new class has at least this (averaged)
-        probability. 0 is the paper's rule, because heavy noise rightly leaves
-        the true class below a floor. Try 0.5 when the corrections move labels
-        between classes the model confuses. No effect with two classes.
 
     runner_up_ratio : float in (0, 1], default=0.5
         Correct only where every third class has at most this fraction of the
@@ -215,59 +193,36 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         tests and corrects whatever the model, as the paper does. User guide:
         "Whether to correct at all".
 
-    revert_if_worse : bool, default=True
-        Undo every correction when models trained on the corrected labels
-        agree with the given labels of held-out samples clearly worse (by one
-        standard error and one sample; any loss on ``trusted`` samples) than
-        models trained on the labels as given (``"undone"``, evidence in
-        ``selection_``; ``"cv"`` or ``"oob"`` only). A loss too small to undo
-        contests the corrections instead (see ``contested``). It cannot see
-        noise whose majority is the wrong class. False keeps the corrections
-        whatever the evidence. User guide: "Undoing corrections that did harm".
-
     validation_fraction : float in (0, 1) or None, default=0.2
         Share of the samples, stratified, that no correcting model trains on,
-        so that they can judge the corrections (``revert_if_worse``); they are
-        still corrected, and the final model trains on every sample. 0.2
-        leaves enough to judge and most to correct with. ``None`` judges on
-        every sample's held-out prediction, which leaks (a memorising model
-        then seems to gain). Not used with ``trusted`` samples, nor with folds
-        given as index pairs.
+        so that they can judge the corrections (``"cv"`` or ``"oob"``); they
+        are still corrected, and the final model trains on every sample. Every
+        correction is undone when models trained on the corrected labels
+        agree with their given labels clearly worse (by one standard error and
+        one sample) than models trained on the labels as given (``"undone"``,
+        evidence in ``selection_``); a loss too small to undo contests the
+        corrections instead (see ``doubtful``). 0.2 leaves enough to judge
+        and most to correct with. ``trusted`` samples judge in their place
+        (any loss undoes). ``None``: no judge, the corrections stand whatever
+        the evidence (the paper's rule; ``selection_`` still records it). The
+        judge cannot see noise whose majority is the wrong class. User guide:
+        "Undoing corrections that did harm".
 
-    contested : {"auto", "weigh", "keep", "set_aside"}, default="auto"
+    doubtful : {"auto", "weigh", "keep", "set_aside"}, default="auto"
         What the final fit does with doubtful labels (``"cv"`` and ``"oob"``).
-        ``"weigh"``: each relabel is fitted with its new label at weight
-        ``p_new / (p_new + p_given)`` of the held-out probabilities and with
-        its given label at the rest (``relabel_weight_``), so a coin-toss flip
-        counts for neither class. ``"auto"`` weighs where the estimator's
-        ``fit`` takes ``sample_weight``, and otherwise (k-NN) leaves the
-        relabelled and still-disputed samples out (``set_aside_``); where the
-        held-out judge measures a loss too small to undo, it keeps the labels
-        as given and leaves out what confident learning disputes instead
-        (``"corrections_contested"``, ``cv`` more fits); where a model that
-        memorises fits every sample, it leaves out the disputed labels that
-        look drawn at random; and where the model does not memorise, its sure
-        disputes on clear held-out evidence. ``"keep"``: the hard corrected
-        labels, the paper's rule, to compare with it. ``"set_aside"``:
-        relabel only where the new class is twice as likely as the label (a
-        margin of 1/2 in two classes) and leave the other disputed samples
-        out; it costs on very small data and with many classes. User guide:
-        "Doubtful relabels in the final fit".
-
-    final_fit : bool, default=True
-        Fit ``estimator_`` on the corrected labels after the loop (a net's run
-        already ends on them). False saves that fit when only ``labels_`` is
-        needed; with ``"cv"`` no model is then kept and the prediction methods
-        raise ``NotFittedError``.
-
-    n_jobs : int, default=None
-        Parallel jobs for the folds of ``confidence="cv"``; with ``"oob"``,
-        for the ensemble's fits where its own ``n_jobs`` is None. ``None``
-        means 1 unless in a :func:`joblib.parallel_config` context, which may
-        also send the folds to a Dask or Ray cluster (the "Scaling out" page).
+        ``"weigh"``: a relabel is fitted on its new label at weight ``p_new /
+        (p_new + p_given)`` and on its given label at the rest
+        (``relabel_weight_``). ``"auto"``: weigh where ``fit`` takes
+        ``sample_weight``, else leave the relabelled and disputed samples out
+        (``set_aside_``); also contest corrections judged at a loss too small to
+        undo, and leave out labels that look drawn at random or that a
+        non-memorising model surely disputes, each on clear held-out evidence.
+        ``"keep"``: the hard corrected labels (the paper's rule).
+        ``"set_aside"``: relabel only sure flips, leave the other disputed
+        samples out. User guide: "Doubtful relabels in the final fit".
 
     random_state : int, RandomState instance or None, default=None
-        Seeds the folds, the set-aside and every ``random_state`` of the
+        Seeds the folds, the validation samples and every ``random_state`` of the
         estimator (and its steps) left at None, so a fixed value makes
         ``labels_`` reproducible. None leaves the estimator's own seeds.
 
@@ -279,7 +234,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     estimator_ : estimator object
-        The model fitted on the corrected labels (see ``final_fit``).
+        The model fitted on the corrected labels.
 
     classes_ : ndarray of shape (n_classes,)
         The classes seen in ``y``, in the caller's label space.
@@ -307,7 +262,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         One dict per round: ``"round"``, ``"threshold"``, ``"n_corrected"``
         (labels the pass changed), ``"n_changed"`` (labels differing from
         ``y`` after it), ``"refit"``, ``"holdout_agreement"`` (the refit's
-        held-out agreement with the given labels, or None), ``"n_contested"``,
+        held-out agreement with the given labels, or None), ``"n_disputed"``,
         ``"warm_up"`` and ``"undo"``. Where the labels go back to those given,
         a last record with ``"undo": True`` (not a round) says so.
         ``pandas.DataFrame(history_)`` gives a table.
@@ -315,58 +270,47 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     termination_condition_ : {"converged", "max_iter", "not_memorising", \
 "too_weak_to_judge", "undone", "corrections_contested", "max_epochs", \
 "interrupted"}
-        Why the run ended: a quiet pass at ``theta_end`` (``"converged"``);
-        ``max_iter`` rounds, with a ``ConvergenceWarning``; the labels kept as
-        given because the model does not memorise them, is too weak to judge
-        them (see ``min_memorisation``), or the corrections trained worse
-        models (``"undone"``, see ``revert_if_worse``);
-        ``"corrections_contested"``: the labels kept as given and the samples
-        confident learning disputes left out (see ``contested``); a net or a
-        ``partial_fit`` run that ran all its epochs (``"max_epochs"``), or a
-        net stopped early by a callback (``"interrupted"``). User guide:
-        "PLC or cleanlab's removal?".
+        Why the run ended: a quiet pass at ``theta_end``; ``max_iter`` rounds
+        (with a ``ConvergenceWarning``); the labels kept as given for a model
+        that does not memorise them or is too weak to judge them, or because
+        the corrections trained clearly worse models (``"undone"``), or a
+        little worse (``"corrections_contested"``: confident learning's
+        disputes left out instead); an epoch run that ran all its epochs, or a
+        net stopped early. User guide: "PLC or cleanlab's removal?".
 
     confidence_ : str
         The confidence used: ``confidence``, or what ``"auto"`` chose.
 
     memorisation_ : dict or None
         The first round's evidence (``"cv"`` or ``"oob"``, with
-        ``min_memorisation > 0``): ``"in_sample_agreement"`` and
-        ``"out_of_fold_agreement"`` with the given labels, the memorisation
-        ``"rate"`` and its ``"standard_error"``, ``"sure_disputes"``,
-        ``"judge_margin"`` and ``"judge_margin_standard_error"`` (the refusal
-        of a model too weak to judge), and, where read,
-        ``"random_label_share"`` (the share of the disputes that look drawn at
-        random). None otherwise.
+        ``min_memorisation > 0``): the in-sample and out-of-fold agreements,
+        the memorisation ``"rate"`` with its ``"standard_error"``, the
+        ``"judge_margin"`` behind ``"too_weak_to_judge"``, and where read the
+        ``"random_label_share"`` of the disputes. None otherwise.
 
     validation_indices_ : ndarray of int or None
-        The samples that judged the corrections: the set-aside (see
+        The samples that judged the corrections: the validation samples (see
         ``validation_fraction``) or the ``trusted`` ones; None when every
         sample judged or none did.
 
     set_aside_ : ndarray of bool of shape (n_samples,)
-        The samples left out of the final fit as doubtful (see ``contested``);
+        The samples left out of the final fit as doubtful (see ``doubtful``);
         all False when none were.
 
     relabel_weight_ : ndarray of float of shape (n_samples,)
-        The weight of each sample's label (``labels_``) in the final fit;
-        where below 1, the given label was also fitted, at the rest (see
-        ``contested="weigh"``). All 1 when no relabel was weighed. A sample in
-        ``set_aside_`` was not fitted at all; its entry is the weight its
-        relabel was given before it was left out.
+        The weight of each sample's label (``labels_``) in the final fit, the
+        given label fitted at the rest (see ``doubtful``); 1 where not weighed.
 
     selection_ : dict or None
-        The held-out comparison that chose what the final fit trained on:
-        ``"compared"`` (``"corrections"``, or ``"set_aside"`` for a model that
-        does not memorise), ``"round"``, ``"holdout_agreement"``,
-        ``"given_labels_agreement"``, the paired ``"gain"`` and its
-        ``"standard_error"``, ``"n_judged"``, ``"chosen"``, ``"undone"``,
-        ``"weighed"`` and, where samples were left out, ``"n_set_aside"``.
-        None when nothing was compared.
+        The held-out comparison behind the final labels: what was
+        ``"compared"``, the ``"round"``, both agreements, the paired ``"gain"``
+        with its ``"standard_error"``, ``"n_judged"``, ``"chosen"``,
+        ``"undone"``, ``"weighed"`` and any ``"n_set_aside"``; None when
+        nothing was compared (user guide, "Reading the results").
 
     recorded_bytes_ : int
         Nets only: the largest memory held by the recorded outputs
-        (``window × n_train × n_classes`` floats, on the net's device).
+        (5 recent epochs × ``n_train × n_classes`` floats, on the net's device).
 
     warm_up_ : int or None
         One-run paths only (a net, or ``eval_pass`` with ``partial_fit``): the
@@ -377,17 +321,6 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit, when X has string column names.
-
-    Raises
-    ------
-    ValueError
-        From ``fit``: an estimator without ``predict_proba``; labels that are
-        missing, infinite or of one class; X and y of different lengths;
-        ``theta_end < theta``; ``cv`` folds that cannot be made (a warning,
-        not an error, where only some classes are smaller than ``cv``);
-        non-finite probabilities. Out-of-range parameters raise
-        ``sklearn.utils._param_validation.InvalidParameterError`` (a
-        ``ValueError``).
 
     See Also
     --------
@@ -416,13 +349,6 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     'converged'
     >>> bool((plc.labels_ == y).mean() > (y_noisy == y).mean())
     True
-
-    A model that does not memorise its labels (a regularised linear model on
-    many samples) is left with them as given; see ``memorisation_``. Where
-    models trained on the corrections do worse on the held-out samples, the
-    labels are kept as given too (``"undone"``), or, with a loss too small to
-    be sure of, the samples that confident learning disputes are left out
-    instead (``"corrections_contested"``, ``set_aside_``).
     """
 
     # fit's sample_weight goes to the estimator (see get_metadata_routing); PLC
@@ -438,11 +364,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ],
         "cv": ["cv_object"],
         "min_memorisation": [Interval(Real, 0, 1, closed="left")],
-        "revert_if_worse": ["boolean"],
-        "contested": [StrOptions({"auto", "weigh", "keep", "set_aside"})],
+        "doubtful": [StrOptions({"auto", "weigh", "keep", "set_aside"})],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
-        "final_fit": ["boolean"],
-        "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -454,22 +377,16 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         theta=0.3,
         beta=0.1,
         theta_end=0.9,
-        schedule="additive",
         min_correction_rate="auto",
         warm_up="auto",
         max_iter=30,
         confidence="auto",
         cv=DEFAULT_CV,
-        window=5,
-        min_confidence=0.0,
         runner_up_ratio=0.5,
         distribution_alignment=True,
         min_memorisation=0.1,
-        revert_if_worse=True,
         validation_fraction=0.2,
-        contested="auto",
-        final_fit=True,
-        n_jobs=None,
+        doubtful="auto",
         random_state=None,
         verbose=0,
     ):
@@ -477,22 +394,16 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.theta = theta
         self.beta = beta
         self.theta_end = theta_end
-        self.schedule = schedule
         self.min_correction_rate = min_correction_rate
         self.warm_up = warm_up
         self.max_iter = max_iter
         self.confidence = confidence
         self.cv = cv
-        self.window = window
-        self.min_confidence = min_confidence
         self.runner_up_ratio = runner_up_ratio
         self.distribution_alignment = distribution_alignment
         self.min_memorisation = min_memorisation
-        self.revert_if_worse = revert_if_worse
         self.validation_fraction = validation_fraction
-        self.contested = contested
-        self.final_fit = final_fit
-        self.n_jobs = n_jobs
+        self.doubtful = doubtful
         self.random_state = random_state
         self.verbose = verbose
 
@@ -520,28 +431,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _get_estimator(self):
         return _default_estimator() if self.estimator is None else self.estimator
 
-    def _resolve_confidence(self, fit_params):
-        """The confidence that ``"auto"`` stands for (see ``confidence``).
-
-        Folds wherever the caller chose them: ``cv`` other than its default,
-        or ``groups``.
-        """
-        if self.confidence != "auto":
-            return self.confidence
-        estimator = self._get_estimator()
-        if is_skorch_net(estimator):
-            return "training_pass"
-        if is_incremental_net(estimator):
-            return "eval_pass"
-        folds_given = not (isinstance(self.cv, Integral) and self.cv == DEFAULT_CV) or (
-            "groups" in fit_params
-        )
-        return "oob" if judges_out_of_bag(estimator) and not folds_given else "cv"
-
     def _run_settings(self):
         """The parameters as the run paths read them (see ``RunSettings``)."""
         return RunSettings(
-            correction=pass_params(self),
+            correction=pass_settings(self),
             min_correction_rate=self.min_correction_rate,
             warm_up=self.warm_up,
             max_iter=self.max_iter,
@@ -549,11 +442,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             given_confidence=self.confidence,
             cv=self.cv,
             min_memorisation=self.min_memorisation,
-            revert_if_worse=self.revert_if_worse,
             validation_fraction=self.validation_fraction,
-            contested=self.contested,
-            final_fit=self.final_fit,
-            n_jobs=self.n_jobs,
+            doubtful=self.doubtful,
             random_state=self.random_state,
             verbose=self.verbose,
         )
@@ -586,7 +476,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             True where the given label is verified (e.g. a gold set). Those
             labels are never corrected, and with ``"cv"`` or ``"oob"`` they
             judge the corrections in place of the ``validation_fraction``
-            set-aside (no correcting model trains on them; any measured loss
+            validation samples (no correcting model trains on them; any measured loss
             undoes). Give a few hundred; it warns below 100 (user guide,
             "Verified labels"). In a Pipeline, pass ``plcclassifier__trusted``.
 
@@ -610,37 +500,33 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             non-finite probabilities.
         """
         estimator = self._get_estimator()
-        self.confidence_ = self._resolve_confidence(fit_params)
+        folds_given = not (isinstance(self.cv, Integral) and self.cv == DEFAULT_CV)
+        self.confidence_, path_class = choose_path(
+            estimator, self.confidence, folds_given or "groups" in fit_params
+        )
         check_not_empty(X=X, y=y)
         classes, encoded = encode_labels(y)
         trusted = check_trusted(trusted, encoded.shape[0])
         settings = self._run_settings()
-        if self.confidence_ not in NET_CONFIDENCES:
-            router = (
-                self.get_metadata_routing()
-                if get_config()["enable_metadata_routing"]
-                else None
+        if path_class is RefitPath:
+            routing = get_config()["enable_metadata_routing"]
+            path = RefitPath(
+                settings, estimator, self.get_metadata_routing() if routing else None
             )
-            path = RefitPath(settings, estimator, router)
-        elif is_skorch_net(estimator):
-            path = NetPath(settings, estimator)
-        else:  # eval_pass with a partial_fit learner
-            path = PartialFitPath(settings, estimator)
-        if not isinstance(path, NetPath):  # a net validates its own input
+        else:
+            path = path_class(settings, estimator)
+        if path_class is not NetPath:  # a net validates its own input
             X = validate_rows(self, X, encoded)
         check_estimator_for_confidence(estimator, self.confidence_)
         check_threshold_range(self.theta, self.theta_end)
         X, fit_params = path.check_input(X, encoded, classes, sample_weight, fit_params)
         result = path.run(X, encoded, classes, fit_params, trusted)
         # a net trains on class indices; a scikit-learn model on the labels as given
-        self._estimator_on_indices = isinstance(path, NetPath)
+        self._estimator_on_indices = path_class is NetPath
 
         for name, value in result.fitted_attributes(classes, encoded).items():
             setattr(self, name, value)
-        if hasattr(self, "estimator_"):
-            del self.estimator_
-        if result.estimator is not None:
-            self.estimator_ = result.estimator
+        self.estimator_ = result.estimator
         if self.verbose:
             print(
                 outcome_line(
@@ -649,17 +535,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         return self
 
-    def _check_model(self):
-        if not hasattr(self, "estimator_") and hasattr(self, "labels_"):
-            raise NotFittedError(
-                "This PLCClassifier was fitted with final_fit=False and out-of-fold "
-                "confidence, so it holds the corrected labels (labels_) but no "
-                "model. Refit with final_fit=True to predict."
-            )
-        check_is_fitted(self, "estimator_")
-
     def _validate_for_predict(self, X):
-        self._check_model()
+        check_is_fitted(self, "estimator_")
         if is_skorch_net(self.estimator_):
             return X  # images, dicts, SliceDatasets: the net validates its input
         return validate_X(self, X, reset=False)

@@ -28,7 +28,11 @@ from skorch.dataset import Dataset as SkorchDataset
 from tqdm.auto import tqdm
 
 from ._label_state import LabelCorrector
-from ._params import CORRECTION_CONSTRAINTS, validate_correction_params
+from ._params import (
+    CALLBACK_PASS_CONSTRAINTS,
+    CORRECTION_CONSTRAINTS,
+    validate_correction_params,
+)
 from ._paths.epochs import (
     LossSinceLabelsMoved,
     epoch_settings,
@@ -50,6 +54,7 @@ PROBA_SOURCES = ("training_pass", "eval_pass")
 ITERATOR_PARAMS = ("iterator_train__sampler", "iterator_train__shuffle")
 CALLBACK_CONSTRAINTS = {
     **CORRECTION_CONSTRAINTS,
+    **CALLBACK_PASS_CONSTRAINTS,
     "proba_source": [StrOptions(set(PROBA_SOURCES))],
     "trusted": ["array-like", None],
     "verbose": ["verbose"],
@@ -401,7 +406,7 @@ class PLCCallback(Callback):
             min_confidence=self.min_confidence,
             runner_up_ratio=self.runner_up_ratio,
             distribution_alignment=self.distribution_alignment,
-            fixed=None if trusted is None else trusted[self.training_positions_],
+            trusted=None if trusted is None else trusted[self.training_positions_],
             rows=slice(None) if self._shard is None else self._shard.rows,
             gather_labels=None if self._shard is None else self._gather_labels,
             to_numpy=_tensor_to_numpy,

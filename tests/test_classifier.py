@@ -51,8 +51,8 @@ PAPER = dict(
     estimator=LogisticRegression(max_iter=1000),
     min_memorisation=0,
     min_correction_rate=0.001,
-    revert_if_worse=False,
-    contested="keep",
+    validation_fraction=None,
+    doubtful="keep",
 )
 
 
@@ -90,13 +90,6 @@ def test_threshold_grows_from_theta_to_theta_end(noisy_blobs):
     assert thresholds == sorted(thresholds)
     assert plc.theta_ == 0.9
     assert plc.termination_condition_ == "converged"
-
-
-def test_multiplicative_schedule_multiplies_the_threshold(noisy_blobs):
-    plc = PLCClassifier(schedule="multiplicative", beta=0.5, random_state=0, **PAPER)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    levels = sorted({record["threshold"] for record in plc.history_})
-    np.testing.assert_allclose(levels[:3], [0.3, 0.45, 0.675])
 
 
 def test_history_agrees_with_labels_and_corrected_iter(noisy_blobs):
@@ -152,26 +145,6 @@ def test_auto_uses_folds_where_out_of_bag_is_missing_or_coarse(noisy_blobs, esti
     plc = PLCClassifier(estimator, random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.confidence_ == "cv"
-
-
-class _ForestRecordingItsJobs(RandomForestClassifier):
-    """A forest that records the ``n_jobs`` each of its clones is fitted with."""
-
-    fitted_with_jobs = []
-
-    def fit(self, X, y, sample_weight=None):
-        self.fitted_with_jobs.append(self.n_jobs)
-        return super().fit(X, y, sample_weight=sample_weight)
-
-
-def test_out_of_bag_rounds_fit_the_ensemble_with_n_jobs(noisy_blobs):
-    _ForestRecordingItsJobs.fitted_with_jobs = []
-    forest = _ForestRecordingItsJobs(n_estimators=100, max_depth=3)
-    plc = PLCClassifier(forest, n_jobs=2, random_state=0)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    assert plc.confidence_ == "oob"
-    assert _ForestRecordingItsJobs.fitted_with_jobs[0] == 2
-    assert plc.estimator_.n_jobs is None  # the model returned is as given
 
 
 @pytest.mark.parametrize(
@@ -429,11 +402,9 @@ def test_sample_weight_of_the_wrong_length_is_rejected(noisy_blobs):
         {"beta": -0.1},
         {"theta_end": 1.5},
         {"theta_end": 0.0},
-        {"schedule": "exponential"},
         {"confidence": "out_of_bag"},
-        {"window": 0},
-        {"min_confidence": 1.5},
-        {"min_confidence": -0.1},
+        {"warm_up": -1},
+        {"validation_fraction": 1.0},
         {"runner_up_ratio": 0.0},
         {"runner_up_ratio": 1.5},
     ],
@@ -462,3 +433,12 @@ def test_the_default_model_fits_raw_features_quietly_and_corrects():
         plc = PLCClassifier(random_state=0).fit(X, y_noisy)
     assert plc.termination_condition_ == "converged"
     assert purity(plc.labels_, y) > purity(y_noisy, y) + 0.1
+
+
+@pytest.mark.parametrize(
+    "removed",
+    ["schedule", "window", "min_confidence", "revert_if_worse", "final_fit", "n_jobs"],
+)
+def test_parameters_removed_in_this_version_are_not_accepted(removed):
+    # the changelog says what replaces each
+    assert removed not in PLCClassifier().get_params()

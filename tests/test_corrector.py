@@ -131,27 +131,27 @@ def test_the_callers_held_out_agreement_is_recorded_in_the_history():
     assert [r["holdout_agreement"] for r in corrector.history] == [0.75, None]
 
 
-def test_a_disputed_label_not_sure_enough_to_relabel_is_contested():
+def test_a_disputed_label_not_sure_enough_to_relabel_stays_disputed():
     # sample 1's label is at ratio 0.44 / 0.56 = 0.79 to the top class: above 0.5
     proba = np.array([[0.9, 0.1], [0.44, 0.56], [0.05, 0.95]])
     corrector = make_corrector([0, 0, 0], theta_end=0.5)
     corrector.add_proba(proba)
     corrector.run_round()
     assert corrector.labels.tolist() == [0, 0, 1]  # only the sure one relabelled
-    assert corrector.contested().tolist() == [False, True, False]
-    assert corrector.history[-1]["n_contested"] == 1
+    assert corrector.disputed().tolist() == [False, True, False]
+    assert corrector.history[-1]["n_disputed"] == 1
 
 
-def test_a_label_changed_twice_is_contested_even_where_the_model_agrees():
+def test_a_label_changed_twice_is_disputed_even_where_the_model_agrees():
     corrector = make_corrector([0, 0, 0])
     for proba in (CONFIDENT_CLASS_0[::-1], CONFIDENT_CLASS_0):
         corrector.add_proba(proba)
         corrector.run_round()
     assert corrector.n_changes.tolist() == [2, 0, 1]
-    assert corrector.contested().tolist() == [True, False, False]
+    assert corrector.disputed().tolist() == [True, False, False]
 
 
-def test_an_unweighed_fit_leaves_out_the_relabelled_and_the_contested():
+def test_an_unweighed_fit_leaves_out_the_relabelled_and_the_disputed():
     from sklearn_plc._ending import doubtful_samples
 
     # sample 1 is relabelled (sure), sample 2 disputed at a ratio above 0.5
@@ -161,19 +161,19 @@ def test_an_unweighed_fit_leaves_out_the_relabelled_and_the_contested():
     corrector.run_round()
     assert corrector.labels.tolist() == [0, 1, 0, 1]
     doubtful = doubtful_samples(
-        corrector.contested(), corrector.labels, corrector.initial_labels
+        corrector.disputed(), corrector.labels, corrector.initial_labels
     )
     assert doubtful.tolist() == [False, True, True, False]
 
 
-def test_fixed_labels_are_never_contested():
-    corrector = make_corrector([1, 1, 1], fixed=np.array([True, False, False]))
+def test_trusted_labels_are_never_disputed():
+    corrector = make_corrector([1, 1, 1], trusted=np.array([True, False, False]))
     corrector.add_proba(np.array([[0.55, 0.45]] * 3))
-    assert corrector.contested().tolist() == [False, True, True]
+    assert corrector.disputed().tolist() == [False, True, True]
 
 
-def test_a_round_without_a_pass_records_no_contested_count():
+def test_a_round_without_a_pass_records_no_disputed_count():
     corrector = make_corrector([1, 0, 1], warm_up=1)
     corrector.add_proba(CONFIDENT_CLASS_0)
     corrector.run_round()
-    assert corrector.history[-1]["n_contested"] is None
+    assert corrector.history[-1]["n_disputed"] is None

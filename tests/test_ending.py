@@ -26,7 +26,7 @@ def test_a_model_too_weak_to_judge_is_not_judged_without_its_disputes():
     rng = np.random.RandomState(0)
     X, y = rng.normal(size=(400, 5)), rng.randint(10, size=400)
     plc = PLCClassifier(
-        DecisionTreeClassifier(random_state=0), contested="set_aside", random_state=0
+        DecisionTreeClassifier(random_state=0), doubtful="set_aside", random_state=0
     )
     plc.fit(X, y)
     assert plc.termination_condition_ == "too_weak_to_judge"
@@ -80,10 +80,10 @@ def test_a_smooth_model_too_weak_to_judge_keeps_every_sample(weak_twenty_classes
     assert not plc.set_aside_.any()
 
 
-def test_random_labels_stay_when_contested_keeps_every_sample(weak_twenty_classes):
+def test_random_labels_stay_when_disputed_keeps_every_sample(weak_twenty_classes):
     X, _, y_noisy = weak_twenty_classes
     trees = ExtraTreesClassifier(n_estimators=50, random_state=0)
-    plc = PLCClassifier(trees, contested="keep", random_state=0).fit(X, y_noisy)
+    plc = PLCClassifier(trees, doubtful="keep", random_state=0).fit(X, y_noisy)
     assert plc.termination_condition_ == "too_weak_to_judge"
     assert not plc.set_aside_.any()
 
@@ -162,12 +162,12 @@ def test_the_judging_samples_it_surely_disputes_are_left_out_too(noisy_digits):
     assert wrong[left_out_judged].mean() > 2 * wrong[kept_judged].mean()
 
 
-@pytest.mark.parametrize("contested", ["keep", "weigh"])
-def test_only_contested_auto_and_set_aside_leave_out_the_sure_disputes(
-    noisy_digits, contested
+@pytest.mark.parametrize("doubtful", ["keep", "weigh"])
+def test_only_doubtful_auto_and_set_aside_leave_out_the_sure_disputes(
+    noisy_digits, doubtful
 ):
     X, y_noisy = noisy_digits
-    plc = PLCClassifier(GaussianNB(), contested=contested, random_state=0)
+    plc = PLCClassifier(GaussianNB(), doubtful=doubtful, random_state=0)
     plc.fit(X, y_noisy)
     assert plc.termination_condition_ == "not_memorising"
     assert plc.selection_ is None and not plc.set_aside_.any()
@@ -192,7 +192,6 @@ def test_weighed_folds_with_every_weight_one_predict_as_the_hard_folds(noisy_blo
         splits,
         classes,
         fit_params={},
-        n_jobs=None,
         validation=validation,
     )
     weighed = weighed_out_of_fold_proba(
@@ -206,7 +205,6 @@ def test_weighed_folds_with_every_weight_one_predict_as_the_hard_folds(noisy_blo
         params={},
         key="sample_weight",
         validation=validation,
-        n_jobs=None,
     )
     np.testing.assert_allclose(weighed, hard)
 
@@ -215,7 +213,7 @@ def test_nothing_is_set_aside_when_kept_labels_show_no_clear_gain_without_any(
     noisy_blobs,
 ):
     plc = PLCClassifier(
-        LogisticRegression(max_iter=1000), contested="set_aside", random_state=0
+        LogisticRegression(max_iter=1000), doubtful="set_aside", random_state=0
     ).fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.termination_condition_ == "not_memorising"
     assert not plc.selection_["chosen"]
@@ -252,8 +250,8 @@ def agreeing(n_agree, n=N_JUDGED):
 
 def settings(**changes):
     values = dict(
-        contested="keep",
-        revert_if_worse=True,
+        doubtful="keep",
+        judge_acts=True,
         held_out=True,
         weighable=False,
         refits_folds=True,
@@ -299,8 +297,8 @@ def test_one_sample_lost_does_not_undo_but_any_loss_on_trusted_labels_does():
     assert end_of_run(one_lost, settings(trusted=True)).termination == "undone"
 
 
-def test_revert_if_worse_false_keeps_the_corrections_and_reports_the_evidence():
-    ending = end_of_run(evidence(corrected_agree=0), settings(revert_if_worse=False))
+def test_a_judge_that_may_not_act_keeps_the_corrections_and_reports_the_evidence():
+    ending = end_of_run(evidence(corrected_agree=0), settings(judge_acts=False))
     assert ending.termination == "converged"
     assert not ending.selection["undone"] and ending.selection["gain"] < 0
 
@@ -331,20 +329,20 @@ def test_an_undo_with_hard_final_labels_or_after_an_early_stop_is_not_judged_aga
         assert ending.termination == "undone" and not ending.selection["weighed"]
 
 
-def test_a_small_loss_asks_for_new_held_out_probabilities_with_contested_auto():
-    request = end_of_run(evidence(corrected_agree=79), settings(contested="auto"))
+def test_a_small_loss_asks_for_new_held_out_probabilities_with_doubtful_auto():
+    request = end_of_run(evidence(corrected_agree=79), settings(doubtful="auto"))
     assert request == FitRequest("contest")
 
 
-@pytest.mark.parametrize("contested", ["keep", "weigh", "set_aside"])
-def test_only_contested_auto_contests_a_small_loss(contested):
-    ending = end_of_run(evidence(corrected_agree=79), settings(contested=contested))
+@pytest.mark.parametrize("doubtful", ["keep", "weigh", "set_aside"])
+def test_only_doubtful_auto_contests_a_small_loss(doubtful):
+    ending = end_of_run(evidence(corrected_agree=79), settings(doubtful=doubtful))
     assert ending.termination == "converged"
 
 
-def test_revert_if_worse_false_does_not_contest_a_small_loss():
+def test_a_judge_that_may_not_act_does_not_contest_a_small_loss():
     run = evidence(corrected_agree=79)
-    ending = end_of_run(run, settings(contested="auto", revert_if_worse=False))
+    ending = end_of_run(run, settings(doubtful="auto", judge_acts=False))
     assert ending.termination == "converged"
 
 
@@ -358,7 +356,7 @@ def sure_of_class_0(first_rows=40):
 
 def test_contested_corrections_keep_the_given_labels_and_leave_out_the_disputed():
     run = evidence(corrected_agree=79).with_fitted("contest", sure_of_class_0())
-    ending = end_of_run(run, settings(contested="auto"))
+    ending = end_of_run(run, settings(doubtful="auto"))
     assert ending.termination == "corrections_contested"
     assert ending.restore_given_labels and ending.relabel_weight is None
     np.testing.assert_array_equal(ending.labels, GIVEN)
@@ -378,14 +376,14 @@ def test_contested_disputes_read_the_new_probabilities_with_the_first_rounds():
         "contest", sure_of_class_0()
     )
     run = RunEvidence(**{**run.__dict__, "memorisation": {"rate": 0.0}})
-    ending = end_of_run(run, settings(contested="auto"))
+    ending = end_of_run(run, settings(doubtful="auto"))
     assert ending.termination == "corrections_contested"
     assert not ending.set_aside.any()
 
 
 def test_corrections_stay_where_the_new_models_cannot_be_fitted():
     run = evidence(corrected_agree=79).with_fitted("contest", None)
-    assert end_of_run(run, settings(contested="auto")).termination == "converged"
+    assert end_of_run(run, settings(doubtful="auto")).termination == "converged"
 
 
 def not_memorising(**changes):
@@ -404,7 +402,7 @@ def not_memorising(**changes):
 
 
 def test_a_model_that_does_not_memorise_asks_to_refit_without_its_sure_disputes():
-    request = end_of_run(not_memorising(), settings(contested="auto"))
+    request = end_of_run(not_memorising(), settings(doubtful="auto"))
     assert request.name == "left_out"
     # the fold-trained ones only: the validation samples are not in any fold
     np.testing.assert_array_equal(np.flatnonzero(request.left_out), np.arange(30))
@@ -413,7 +411,7 @@ def test_a_model_that_does_not_memorise_asks_to_refit_without_its_sure_disputes(
 @pytest.mark.parametrize("n_agree", [80, 95])
 def test_the_sure_disputes_are_left_out_only_on_a_clear_gain(n_agree):
     run = not_memorising().with_fitted("left_out", agreeing(n_agree))
-    ending = end_of_run(run, settings(contested="auto"))
+    ending = end_of_run(run, settings(doubtful="auto"))
     assert ending.termination == "not_memorising"
     assert ending.selection["compared"] == "set_aside"
     chosen = n_agree == 95
@@ -426,7 +424,7 @@ def test_the_sure_disputes_are_left_out_only_on_a_clear_gain(n_agree):
 
 
 def test_trusted_judges_never_leave_out_a_non_memorising_models_disputes():
-    ending = end_of_run(not_memorising(), settings(contested="auto", trusted=True))
+    ending = end_of_run(not_memorising(), settings(doubtful="auto", trusted=True))
     assert ending.selection is None and ending.set_aside is None
 
 
@@ -458,14 +456,14 @@ def random_label_evidence(rate, **changes):
 
 def test_a_memorising_model_leaves_out_the_labels_drawn_at_random():
     run, random = random_label_evidence(rate=0.9)
-    ending = end_of_run(run, settings(contested="auto", held_out=False))
+    ending = end_of_run(run, settings(doubtful="auto", held_out=False))
     np.testing.assert_array_equal(ending.set_aside, random)
     assert ending.memorisation["random_label_share"] > 0.3
 
 
 def test_a_smooth_model_keeps_the_labels_drawn_at_random_and_records_their_share():
     run, _ = random_label_evidence(rate=0.5)
-    ending = end_of_run(run, settings(contested="auto", held_out=False))
+    ending = end_of_run(run, settings(doubtful="auto", held_out=False))
     assert ending.set_aside is None
     assert ending.memorisation["random_label_share"] > 0.3
 
@@ -475,26 +473,26 @@ def test_trusted_labels_drawn_at_random_are_never_left_out():
     trusted = random.copy()
     trusted[np.flatnonzero(random)[5:]] = False  # five of them verified
     run = RunEvidence(**{**run.__dict__, "trusted": trusted})
-    ending = end_of_run(run, settings(contested="auto", held_out=False))
+    ending = end_of_run(run, settings(doubtful="auto", held_out=False))
     np.testing.assert_array_equal(ending.set_aside, random & ~trusted)
 
 
-def test_random_labels_join_the_contested_samples_left_out():
+def test_random_labels_join_the_disputed_samples_left_out():
     run, random = random_label_evidence(rate=0.9, stopped="converged")
     disputed = np.zeros(400, dtype=bool)
     disputed[:10] = True
     run = RunEvidence(**{**run.__dict__, "disputed": disputed})
-    ending = end_of_run(run, settings(contested="set_aside"))
+    ending = end_of_run(run, settings(doubtful="set_aside"))
     np.testing.assert_array_equal(ending.set_aside, random | disputed)
 
 
-def test_contested_keep_leaves_nothing_out():
+def test_doubtful_keep_leaves_nothing_out():
     run, _ = random_label_evidence(rate=0.9, stopped="converged")
-    assert end_of_run(run, settings(contested="keep")).set_aside is None
+    assert end_of_run(run, settings(doubtful="keep")).set_aside is None
 
 
 def test_a_kept_run_that_weighs_gives_each_relabel_its_weight():
-    ending = end_of_run(evidence(), settings(contested="auto", weighable=True))
+    ending = end_of_run(evidence(), settings(doubtful="auto", weighable=True))
     np.testing.assert_allclose(ending.relabel_weight[:20], 0.7)
     assert (ending.relabel_weight[20:] == 1).all() and ending.set_aside is None
 
@@ -502,7 +500,7 @@ def test_a_kept_run_that_weighs_gives_each_relabel_its_weight():
 def test_an_unweighable_kept_run_leaves_out_the_relabels_and_the_disputes():
     disputed = np.zeros(200, dtype=bool)
     disputed[[50, 51]] = True
-    ending = end_of_run(evidence(disputed=disputed), settings(contested="auto"))
+    ending = end_of_run(evidence(disputed=disputed), settings(doubtful="auto"))
     assert ending.relabel_weight is None
     np.testing.assert_array_equal(
         np.flatnonzero(ending.set_aside), [*range(20), 50, 51]
@@ -526,7 +524,7 @@ def undone_run(noisy_blobs, **params):
 
 
 def test_an_undone_run_fits_the_final_model_on_the_labels_as_given(noisy_blobs):
-    plc, forest, y = undone_run(noisy_blobs, contested="keep")
+    plc, forest, y = undone_run(noisy_blobs, doubtful="keep")
     assert plc.termination_condition_ == "undone"
     np.testing.assert_array_equal(plc.labels_, y)
     assert (plc.corrected_iter_ == -1).all()
@@ -537,7 +535,7 @@ def test_an_undone_run_fits_the_final_model_on_the_labels_as_given(noisy_blobs):
 
 
 def test_an_undo_is_logged_so_history_and_corrections_agree_with_labels(noisy_blobs):
-    plc, _, y = undone_run(noisy_blobs, contested="keep")
+    plc, _, y = undone_run(noisy_blobs, doubtful="keep")
     undo = plc.history_[-1]
     assert undo["undo"] and undo["n_changed"] == 0
     assert not any(record["undo"] for record in plc.history_[:-1])

@@ -70,7 +70,7 @@ def test_corrected_runs_train_every_model_on_user_labels(three_blobs, confidence
         forest,
         confidence=confidence,
         min_memorisation=0,
-        revert_if_worse=False,
+        validation_fraction=None,
         random_state=0,
     ).fit(X, y)
     assert plc.corrections_["sample"].size > 0

@@ -119,7 +119,7 @@ def test_a_fitted_plc_reports_its_labels_with_its_weighed_relabels(noisy_blobs):
 def test_a_fitted_plc_reports_the_samples_its_final_fit_left_out(noisy_blobs):
     b = noisy_blobs
     plc = PLCClassifier(
-        DecisionTreeClassifier(max_depth=4), contested="set_aside", random_state=0
+        DecisionTreeClassifier(max_depth=4), doubtful="set_aside", random_state=0
     ).fit(b.X, b.y_noisy)
     report = label_recovery_report(b.y_clean, b.y_noisy, plc)
     assert report["n_set_aside"] == plc.set_aside_.sum() > 0
@@ -128,7 +128,7 @@ def test_a_fitted_plc_reports_the_samples_its_final_fit_left_out(noisy_blobs):
 def test_a_set_aside_given_with_a_fitted_plc_replaces_its_own(noisy_blobs):
     b = noisy_blobs
     plc = PLCClassifier(
-        DecisionTreeClassifier(max_depth=4), contested="set_aside", random_state=0
+        DecisionTreeClassifier(max_depth=4), doubtful="set_aside", random_state=0
     ).fit(b.X, b.y_noisy)
     none = np.zeros(b.y_noisy.shape[0], dtype=bool)
     report = label_recovery_report(b.y_clean, b.y_noisy, plc, set_aside=none)

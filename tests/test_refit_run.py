@@ -13,7 +13,7 @@ from sklearn.ensemble import (
     BaggingClassifier,
     RandomForestClassifier,
 )
-from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.neighbors import KNeighborsClassifier
@@ -28,8 +28,8 @@ PAPER = dict(
     estimator=LogisticRegression(max_iter=1000),
     min_memorisation=0,
     min_correction_rate=0.001,
-    revert_if_worse=False,
-    contested="keep",
+    validation_fraction=None,
+    doubtful="keep",
 )
 
 
@@ -115,7 +115,7 @@ def test_out_of_bag_confidence_fits_one_model_a_refit(
     plc = PLCClassifier(
         FitCountingForest(n_estimators=30),
         confidence="oob",
-        contested="keep",  # the final forest trains on every sample
+        doubtful="keep",  # the final forest trains on every sample
         random_state=0,
     )
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
@@ -172,7 +172,6 @@ def test_each_fold_model_predicts_in_sample_the_next_folds_samples(noisy_blobs):
         splits,
         np.arange(2),
         fit_params={},
-        n_jobs=None,
         in_sample=True,
         validation=validation,
     )
@@ -217,7 +216,7 @@ def test_no_correcting_model_trains_on_the_validation_samples(noisy_blobs, confi
         forest,
         confidence=confidence,
         validation_fraction=0.2,
-        contested="keep",  # the final model trains on every sample
+        doubtful="keep",  # the final model trains on every sample
         random_state=0,
     )
     X = with_row_ids(noisy_blobs.X)
@@ -235,7 +234,7 @@ def test_the_memorisation_test_fits_no_model_beside_the_folds(noisy_blobs):
     RowRecordingForest.seen_rows = []
     forest = RowRecordingForest(n_estimators=20, random_state=0)
     # the final model trains on every sample once
-    plc = PLCClassifier(forest, cv=3, contested="keep", random_state=0)
+    plc = PLCClassifier(forest, cv=3, doubtful="keep", random_state=0)
     plc.fit(with_row_ids(noisy_blobs.X), noisy_blobs.y_noisy)
     assert plc.termination_condition_ == "converged"
     n_refits = sum(record["refit"] for record in plc.history_)
@@ -275,13 +274,13 @@ def test_validation_evidence_sees_no_gain_on_labels_unrelated_to_X(seed):
     assert abs(evidence["gain"]) < 2.5 * evidence["standard_error"]
 
 
-def test_validation_fraction_is_unused_when_nothing_judges(noisy_blobs):
+def test_without_a_validation_fraction_nothing_is_set_aside_or_undone(noisy_blobs):
     forest = RandomForestClassifier(n_estimators=20, random_state=0)
-    plc = PLCClassifier(
-        forest, validation_fraction=0.2, revert_if_worse=False, random_state=0
-    )
+    plc = PLCClassifier(forest, validation_fraction=None, random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.validation_indices_ is None
+    assert plc.selection_["n_judged"] == len(noisy_blobs.X)  # recorded only
+    assert not plc.selection_["undone"]
 
 
 def test_folds_given_as_index_pairs_are_used_as_they_are(noisy_blobs):
@@ -303,7 +302,7 @@ def trusted_share(n_samples, share=0.2, seed=0):
 def test_trusted_labels_are_never_corrected(noisy_blobs):
     trusted = trusted_share(len(noisy_blobs.y_noisy))
     forest = RandomForestClassifier(n_estimators=20, random_state=0)
-    plc = PLCClassifier(forest, revert_if_worse=False, random_state=0)
+    plc = PLCClassifier(forest, validation_fraction=None, random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
     assert plc.corrections_["sample"].size > 0
     np.testing.assert_array_equal(plc.labels_[trusted], noisy_blobs.y_noisy[trusted])
@@ -318,7 +317,7 @@ def test_trusted_samples_judge_in_place_of_the_set_aside(noisy_blobs, confidence
     plc = PLCClassifier(
         forest,
         confidence=confidence,
-        contested="keep",  # the final model trains on every sample
+        doubtful="keep",  # the final model trains on every sample
         min_correction_rate=QUIET_FOR_A_SECOND_REFIT,
         random_state=0,
     )
@@ -338,7 +337,7 @@ def test_corrections_that_lose_on_trusted_labels_are_undone(noisy_blobs):
     forest = RandomForestClassifier(n_estimators=20, random_state=0)
     plc = PLCClassifier(
         forest,
-        contested="keep",
+        doubtful="keep",
         min_correction_rate=QUIET_FOR_A_SECOND_REFIT,
         random_state=0,
     )
@@ -455,33 +454,14 @@ def test_warm_start_estimator_continues_training_every_round(noisy_blobs):
     assert len(plc.estimator_.loss_curve_) >= 5 * plc.n_iter_
 
 
-def test_window_averages_the_last_rounds(noisy_blobs):
-    plc = PLCClassifier(window=3, random_state=0, **PAPER)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    assert purity(plc.labels_, noisy_blobs.y_clean) > purity(
-        noisy_blobs.y_noisy, noisy_blobs.y_clean
-    )
-
-
-def test_final_fit_false_in_sample_keeps_the_last_model(noisy_blobs):
-    plc = PLCClassifier(confidence="in_sample", final_fit=False, random_state=0)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    assert plc.predict(noisy_blobs.X).shape == noisy_blobs.y_noisy.shape
-
-
-def test_final_fit_false_out_of_fold_keeps_labels_but_cannot_predict(noisy_blobs):
-    plc = PLCClassifier(confidence="cv", final_fit=False, random_state=0, **PAPER)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    assert plc.labels_.shape == noisy_blobs.y_noisy.shape
-    with pytest.raises(NotFittedError, match="final_fit=True"):
-        plc.predict(noisy_blobs.X)
-
-
 def test_parallel_folds_give_the_same_labels(noisy_blobs):
-    serial = PLCClassifier(n_jobs=1, random_state=0)
-    parallel = PLCClassifier(n_jobs=2, random_state=0)
+    from joblib import parallel_config
+
+    serial = PLCClassifier(random_state=0)
+    parallel = PLCClassifier(random_state=0)
     serial.fit(noisy_blobs.X, noisy_blobs.y_noisy)
-    parallel.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    with parallel_config(n_jobs=2):
+        parallel.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     np.testing.assert_array_equal(serial.labels_, parallel.labels_)
 
 
@@ -503,18 +483,18 @@ def test_auto_min_correction_rate_is_a_tenth_per_refit(noisy_blobs):
         assert raised == (quiet and record["threshold"] < 0.9)
 
 
-def test_contested_samples_are_left_out_of_the_final_fit(noisy_blobs):
+def test_disputed_samples_are_left_out_of_the_final_fit(noisy_blobs):
     plc = PLCClassifier(
-        DecisionTreeClassifier(random_state=0), contested="set_aside", random_state=0
+        DecisionTreeClassifier(random_state=0), doubtful="set_aside", random_state=0
     ).fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.termination_condition_ == "converged"
     n_trained = plc.estimator_.tree_.n_node_samples[0]
     assert 0 < plc.set_aside_.sum() == noisy_blobs.X.shape[0] - n_trained
 
 
-def test_contested_keep_trains_the_final_model_on_every_sample(noisy_blobs):
+def test_doubtful_keep_trains_the_final_model_on_every_sample(noisy_blobs):
     plc = PLCClassifier(
-        DecisionTreeClassifier(random_state=0), contested="keep", random_state=0
+        DecisionTreeClassifier(random_state=0), doubtful="keep", random_state=0
     ).fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert not plc.set_aside_.any()
     assert plc.estimator_.tree_.n_node_samples[0] == noisy_blobs.X.shape[0]
@@ -529,7 +509,7 @@ def weighed_tree(**params):
 def test_a_weighed_relabel_trains_on_both_labels_at_weights_summing_to_one(
     noisy_blobs,
 ):
-    plc = weighed_tree(contested="weigh").fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    plc = weighed_tree(doubtful="weigh").fit(noisy_blobs.X, noisy_blobs.y_noisy)
     n_samples = noisy_blobs.X.shape[0]
     n_weighed = np.count_nonzero(plc.relabel_weight_ < 1)
     assert plc.termination_condition_ == "converged" and n_weighed > 0
@@ -539,19 +519,19 @@ def test_a_weighed_relabel_trains_on_both_labels_at_weights_summing_to_one(
 
 
 def test_only_changed_labels_are_weighed(noisy_blobs):
-    plc = weighed_tree(contested="weigh").fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    plc = weighed_tree(doubtful="weigh").fit(noisy_blobs.X, noisy_blobs.y_noisy)
     unchanged = plc.labels_ == noisy_blobs.y_noisy
     assert (plc.relabel_weight_[unchanged] == 1).all()
     assert ((plc.relabel_weight_ > 0.5) | unchanged).all()
 
 
 # The tests of what the final fit does with kept corrections run without the
-# held-out judge (revert_if_worse=False), which could contest them.
-NOT_JUDGED = dict(revert_if_worse=False)
+# held-out judge (validation_fraction=None), which could contest them.
+NOT_JUDGED = dict(validation_fraction=None)
 
 
 def test_auto_weighs_where_the_estimator_takes_sample_weights(noisy_blobs):
-    weighed = weighed_tree(contested="weigh", **NOT_JUDGED)
+    weighed = weighed_tree(doubtful="weigh", **NOT_JUDGED)
     weighed.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     auto = weighed_tree(**NOT_JUDGED).fit(noisy_blobs.X, noisy_blobs.y_noisy)
     np.testing.assert_array_equal(auto.relabel_weight_, weighed.relabel_weight_)
@@ -625,14 +605,14 @@ def test_a_fold_too_small_without_the_doubtful_is_fitted_on_all_its_samples():
 
 
 def test_keep_fits_every_fold_on_all_its_samples(noisy_blobs):
-    first, later = fold_training_sizes(noisy_blobs, contested="keep", **NOT_JUDGED)
+    first, later = fold_training_sizes(noisy_blobs, doubtful="keep", **NOT_JUDGED)
     assert later and all(size == first[fold % 3] for fold, size in enumerate(later))
 
 
 def test_keep_trains_an_unweighed_model_on_every_sample(noisy_blobs):
     from sklearn.neighbors import KNeighborsClassifier
 
-    plc = PLCClassifier(KNeighborsClassifier(), contested="keep", random_state=0)
+    plc = PLCClassifier(KNeighborsClassifier(), doubtful="keep", random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert (plc.labels_ != noisy_blobs.y_noisy).any()
     assert not plc.set_aside_.any()
@@ -642,14 +622,14 @@ def test_keep_trains_an_unweighed_model_on_every_sample(noisy_blobs):
 def test_weigh_without_sample_weight_support_is_explained(noisy_blobs):
     from sklearn.neighbors import KNeighborsClassifier
 
-    plc = PLCClassifier(KNeighborsClassifier(), contested="weigh")
+    plc = PLCClassifier(KNeighborsClassifier(), doubtful="weigh")
     with pytest.raises(ValueError, match="takes no sample_weight"):
         plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
 
 
 def test_relabel_weights_multiply_the_callers_sample_weights(noisy_blobs):
     n_samples = noisy_blobs.X.shape[0]
-    plc = weighed_tree(contested="weigh").fit(
+    plc = weighed_tree(doubtful="weigh").fit(
         noisy_blobs.X, noisy_blobs.y_noisy, sample_weight=np.full(n_samples, 2.0)
     )
     assert plc.estimator_.tree_.weighted_n_node_samples[0] == pytest.approx(
@@ -666,7 +646,7 @@ def test_nothing_is_weighed_when_the_labels_are_kept(noisy_blobs):
 
 def test_set_aside_in_two_classes_relabels_only_at_a_margin_of_one_half(noisy_blobs):
     plc = PLCClassifier(
-        DecisionTreeClassifier(random_state=0), contested="set_aside", random_state=0
+        DecisionTreeClassifier(random_state=0), doubtful="set_aside", random_state=0
     ).fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert max(record["threshold"] for record in plc.history_) <= 1 / 3
 
@@ -675,10 +655,10 @@ def test_setting_aside_never_empties_a_class():
     from sklearn_plc._ending import keep_every_class
 
     labels = np.array([0, 0, 1, 1, 2])
-    contested = np.array([True, False, True, True, False])
-    kept = keep_every_class(contested, labels)
+    left_out = np.array([True, False, True, True, False])
+    kept = keep_every_class(left_out, labels)
     assert kept.tolist() == [True, False, False, False, False]
-    assert contested.tolist() == [True, False, True, True, False]  # not modified
+    assert left_out.tolist() == [True, False, True, True, False]  # not modified
 
 
 class ContraryOnceCorrected(DecisionTreeClassifier):
@@ -701,7 +681,7 @@ def test_a_refit_judged_clearly_worse_stops_the_run_there(noisy_blobs):
     ContraryOnceCorrected.given = noisy_blobs.y_noisy
     plc = PLCClassifier(
         ContraryOnceCorrected(random_state=0),
-        contested="keep",
+        doubtful="keep",
         min_correction_rate=QUIET_FOR_A_SECOND_REFIT,
         random_state=0,
     )

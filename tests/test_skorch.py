@@ -55,7 +55,7 @@ def noisy_mnist1d():
 
 
 def plc(net, **params):
-    defaults = dict(warm_up=4, window=2, random_state=0)
+    defaults = dict(warm_up=4, random_state=0)
     defaults.update(params)
     return PLCClassifier(net, **defaults)
 
@@ -74,7 +74,7 @@ def test_1d_cnn_on_mnist1d_raises_label_purity(noisy_mnist1d):
     X, y, y_noisy = noisy_mnist1d
     # mnist1d needs about a dozen epochs before the net's confidences beat the
     # labels; corrections that start earlier lower purity (see issue notes).
-    model = plc(make_net(Conv1DNet, max_epochs=20), warm_up=12, window=4)
+    model = plc(make_net(Conv1DNet, max_epochs=20), warm_up=12)
     model.fit(X, y_noisy)
     assert purity(model.labels_, y) > purity(y_noisy, y)
 
@@ -157,7 +157,7 @@ def test_same_random_state_gives_the_same_labels_on_cpu(noisy_digits):
 def test_callback_and_meta_estimator_agree(noisy_digits):
     X, _, y_noisy = noisy_digits
     model = plc(make_net(Conv2DNet, max_epochs=6)).fit(X, y_noisy)
-    callback = PLCCallback(warm_up=4, window=2)
+    callback = PLCCallback(warm_up=4)  # window 5, as PLCClassifier
     net = make_net(Conv2DNet, max_epochs=6, callbacks=[("plc", callback)])
     torch.manual_seed(np.random.RandomState(0).randint(2**31 - 1))  # as random_state=0
     net.fit(X, y_noisy)

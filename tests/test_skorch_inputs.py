@@ -282,3 +282,15 @@ def test_samples_read_lazily_from_disk_are_corrected(data, tmp_path):
     assert model.labels_.shape == y.shape
     assert np.mean(model.labels_ == y) > np.mean(y_noisy == y)
     assert model.predict(on_disk).shape == y.shape
+
+
+def test_the_callbacks_trusted_labels_are_never_corrected(data):
+    X, y = data
+    flipped = np.where(np.arange(300) < 90, (y + 1) % 3, y)  # 90 wrong labels
+    trusted = np.arange(300) < 45  # half of them verified as given
+    callback = PLCCallback(warm_up=1, min_correction_rate=0, trusted=trusted)
+    net = make_net(max_epochs=8, callbacks=[("plc", callback)])
+    net.fit(X, flipped)
+    corrector = dict(net.callbacks_)["plc"].corrector_
+    assert (corrector.labels[45:] != flipped[45:]).any()
+    np.testing.assert_array_equal(corrector.labels[trusted], flipped[trusted])

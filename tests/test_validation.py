@@ -310,7 +310,7 @@ LABEL_KINDS = {
     "bool": lambda codes: codes.astype(bool),
 }
 # What an error may name: the inputs, or a parameter this test varies.
-NAMES = ("X", "y", "theta", "theta_end", "window", "cv", "class", "sample")
+NAMES = ("X", "y", "theta", "theta_end", "runner_up_ratio", "cv", "class", "sample")
 
 
 @st.composite
@@ -331,7 +331,7 @@ def fit_inputs(draw):
     params = dict(
         theta=draw(st.floats(-0.5, 1.5)),
         theta_end=draw(st.floats(0.0, 1.2)),
-        window=draw(st.integers(-1, 4)),
+        runner_up_ratio=draw(st.floats(-0.5, 1.5)),
         cv=draw(st.integers(1, 6)),
         confidence=draw(st.sampled_from(["cv", "in_sample"])),
         max_iter=3,

@@ -66,7 +66,7 @@ def test_verbose_says_when_corrections_were_undone_and_the_evidence(
     y = np.where(trusted, 1 - noisy_blobs.y_clean, noisy_blobs.y_noisy)
     plc = PLCClassifier(
         RandomForestClassifier(n_estimators=30, random_state=0),
-        contested="keep",
+        doubtful="keep",
         min_correction_rate=0.05,
         verbose=1,
         random_state=0,
@@ -92,7 +92,7 @@ def test_verbose_says_when_corrections_were_contested_and_how_many_left_out(caps
 
 
 def test_verbose_reports_the_corrections_of_a_converged_run(noisy_blobs, capsys):
-    plc = PLCClassifier(forest(), verbose=1, revert_if_worse=False, random_state=0)
+    plc = PLCClassifier(forest(), verbose=1, validation_fraction=None, random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     (line,) = capsys.readouterr().out.strip().splitlines()
     changed = np.count_nonzero(plc.labels_ != noisy_blobs.y_noisy)
@@ -100,7 +100,7 @@ def test_verbose_reports_the_corrections_of_a_converged_run(noisy_blobs, capsys)
 
 
 def test_verbose_counts_the_relabels_fitted_on_both_labels(noisy_blobs, capsys):
-    plc = PLCClassifier(forest(), verbose=1, revert_if_worse=False, random_state=0)
+    plc = PLCClassifier(forest(), verbose=1, validation_fraction=None, random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     (line,) = capsys.readouterr().out.strip().splitlines()
     n_weighed = np.count_nonzero(plc.relabel_weight_ < 1)
@@ -119,7 +119,7 @@ def test_the_progress_bar_counts_the_rounds_run_and_names_the_outcome(
 
 
 def test_verbose_2_adds_one_line_per_round(noisy_blobs, capsys):
-    plc = PLCClassifier(forest(), verbose=2, revert_if_worse=False, random_state=0)
+    plc = PLCClassifier(forest(), verbose=2, validation_fraction=None, random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     captured = capsys.readouterr()
     rounds = [line for line in captured.out.splitlines() if line.startswith("round ")]
@@ -128,7 +128,7 @@ def test_verbose_2_adds_one_line_per_round(noisy_blobs, capsys):
 
 
 def test_verbose_1_prints_no_round_lines(noisy_blobs, capsys):
-    plc = PLCClassifier(forest(), verbose=1, revert_if_worse=False, random_state=0)
+    plc = PLCClassifier(forest(), verbose=1, validation_fraction=None, random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     out = capsys.readouterr().out
     assert not [line for line in out.splitlines() if line.startswith("round ")]

@@ -31,9 +31,10 @@ class RunSettings:
     ``confidence`` is resolved (``"auto"`` replaced by what it stands for;
     ``given_confidence`` is the parameter as set, for error messages);
     ``min_correction_rate`` and ``warm_up`` may still be ``"auto"``, which each
-    path resolves for itself. ``correction`` holds the parameters of one
-    correction pass and of the schedule (:data:`~sklearn_plc._params.PASS_PARAMS`).
-    The rest are the parameters of the same names.
+    path resolves for itself. ``correction`` holds the settings of
+    one correction pass and of the schedule
+    (:func:`~sklearn_plc._params.pass_settings`). The rest are the parameters
+    of the same names.
     """
 
     correction: dict
@@ -44,13 +45,15 @@ class RunSettings:
     given_confidence: str
     cv: object
     min_memorisation: float
-    revert_if_worse: bool
     validation_fraction: object
-    contested: str
-    final_fit: bool
-    n_jobs: object
+    doubtful: str
     random_state: object
     verbose: int
+
+    @property
+    def judge_acts(self):
+        """Whether the held-out judge may undo or contest (validation samples judge)."""
+        return self.validation_fraction is not None
 
 
 @dataclass

@@ -117,36 +117,56 @@ class PartialFitPath:
 
     def run(self, X, encoded, classes, fit_params, trusted):
         """Train once, correcting after every epoch; return a :class:`RunResult`."""
-        settings = self.settings
-        rng = check_random_state(settings.random_state)
+        rng = check_random_state(self.settings.random_state)
         model = clone(self.estimator)
-        if settings.random_state is not None:
+        if self.settings.random_state is not None:
             model = seed_unset_random_states(model, rng)
         learner = incremental_learner(model)
         transformer_params, fit_params = split_fit_params(model, fit_params)
         if learner is not model:  # the steps before the learner, fitted once
             X = model[:-1].fit_transform(X, classes[encoded], **transformer_params)
-        epochs = n_epochs(learner)
+        corrector = self._corrector(encoded, classes.shape[0], trusted)
+        termination = self._epochs(learner, X, classes, corrector, fit_params, rng)
+        return RunResult(
+            corrector=corrector,
+            termination=termination,
+            estimator=model,
+            attributes={"warm_up_": corrector.warm_up},
+        )
+
+    def _corrector(self, encoded, n_classes, trusted):
+        """The run's :class:`LabelCorrector`, with the epoch paths' ``"auto"`` values.
+
+        In two classes the threshold stops at the sure ratio: near the boundary
+        a two-class flip is a coin toss.
+        """
+        settings = self.settings
         correction = dict(settings.correction)
-        if classes.shape[0] == 2:  # near the boundary a two-class flip is a coin toss
+        if n_classes == 2:
             correction["theta_end"] = sure_theta_end(
                 correction["theta"], correction["theta_end"], BINARY_SURE_RATIO
             )
-        corrector = LabelCorrector(
+        return LabelCorrector(
             encoded,
             **correction,
             **epoch_settings(settings.min_correction_rate, settings.warm_up),
             sample_weight=self.sample_weight,
-            fixed=trusted,
+            trusted=trusted,
         )
-        n_samples = encoded.shape[0]
+
+    def _epochs(self, learner, X, classes, corrector, fit_params, rng):
+        """Train `learner` epoch by epoch with a pass after each; return why it ended.
+
+        ``"converged"`` once a pass at ``theta_end`` is quiet and the loss on
+        the current labels has settled, else ``"max_epochs"``.
+        """
+        epochs = n_epochs(learner)
+        n_samples = corrector.labels.shape[0]
         latest_warm_up = max_warm_up(epochs)
         agreement = []
         losses = LossSinceLabelsMoved(*stopping_rule(learner))
-        termination = "max_epochs"
-        with tqdm(
-            total=epochs, desc="PLC", unit="epoch", disable=not settings.verbose
-        ) as progress:
+        verbose = self.settings.verbose
+        with tqdm(total=epochs, desc="PLC", unit="epoch", disable=not verbose) as bar:
             for _ in range(epochs):
                 order = rng.permutation(n_samples)
                 learner.partial_fit(
@@ -169,20 +189,14 @@ class PartialFitPath:
                 corrector.run_round(may_raise=losses.settled())
                 losses.after_pass(corrector)
                 last = corrector.history[-1]
-                if settings.verbose >= 2:
-                    progress.write(round_line(last, n_samples, refits=False))
-                progress.set_postfix(
+                if verbose >= 2:
+                    bar.write(round_line(last, n_samples, refits=False))
+                bar.set_postfix(
                     theta=f"{last['threshold']:.3g}",
                     corrected=last["n_corrected"],
                     changed=last["n_changed"],
                 )
-                progress.update()
+                bar.update()
                 if corrector.converged and losses.settled():
-                    termination = "converged"
-                    break
-        return RunResult(
-            corrector=corrector,
-            termination=termination,
-            estimator=model,
-            attributes={"warm_up_": corrector.warm_up},
-        )
+                    return "converged"
+        return "max_epochs"

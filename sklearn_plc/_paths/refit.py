@@ -36,11 +36,10 @@ from .._final_fit import (
     weighed_out_of_fold_proba,
 )
 from .._held_out import (
-    fit_on_indices,
     make_splits,
     out_of_bag_proba,
     out_of_fold_proba,
-    proba_per_class,
+    round_proba,
     splits_without,
 )
 from .._judge import (
@@ -91,6 +90,7 @@ class _Loop:
     """What the loop leaves for the end of the run."""
 
     stopped: str
+    validation: np.ndarray | None = None  # the samples no correcting model trained on
     model: object = None
     model_labels: np.ndarray | None = None
     memorisation: dict | None = None
@@ -143,35 +143,35 @@ class RefitPath:
     def _relabel_weight_key(self):
         """The fit keyword for the final fit's relabel weights, or None (hard labels).
 
-        ``contested="weigh"`` and ``"auto"`` weigh with held-out probabilities
+        ``doubtful="weigh"`` and ``"auto"`` weigh with held-out probabilities
         only (in-sample ones are too sure to weigh by); ``"weigh"`` raises where
         the estimator takes no per-sample weights, and ``"auto"`` then leaves
         the doubtful samples out (:func:`~sklearn_plc._ending.doubtful_samples`).
         """
-        contested = self.settings.contested
-        if contested not in ("auto", "weigh") or not self.held_out:
+        doubtful = self.settings.doubtful
+        if doubtful not in ("auto", "weigh") or not self.held_out:
             return None
         key = sample_weight_key(self.estimator)
-        if key is None and contested == "weigh":
+        if key is None and doubtful == "weigh":
             raise ValueError(
-                f"contested='weigh' fits the final model with sample weights, but "
+                f"doubtful='weigh' fits the final model with sample weights, but "
                 f"{type(self.estimator).__name__}.fit takes no sample_weight (for a "
                 f"Pipeline: its last step's, or one requested by metadata "
-                f"routing). Use contested='auto', which then leaves the relabelled "
+                f"routing). Use doubtful='auto', which then leaves the relabelled "
                 f"and the disputed samples out of the final fit, or "
-                f"contested='keep' (the hard corrected labels)."
+                f"doubtful='keep' (the hard corrected labels)."
             )
         return key
 
     @property
     def _leaves_out_doubtful(self):
-        """``contested="auto"`` with held-out probabilities and no sample weights.
+        """``doubtful="auto"`` with held-out probabilities and no sample weights.
 
         The final fit, and every round's fold fits after the first, then leave
         the doubtful samples out.
         """
         return (
-            self.settings.contested == "auto"
+            self.settings.doubtful == "auto"
             and self.held_out
             and self.weight_key is None
         )
@@ -201,39 +201,9 @@ class RefitPath:
             loop = self._loop(
                 corrector, judge, estimator, X, splits, fit_params, validation
             )
-        if loop.stopped == "max_iter":
-            warnings.warn(
-                f"PLC stopped at max_iter={settings.max_iter} rounds before a quiet "
-                f"pass at theta_end={settings.correction['theta_end']}; the labels "
-                f"may still be moving. Increase max_iter, or raise "
-                f"min_correction_rate.",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
-        fit = functools.partial(
-            self._fit_requested,
-            corrector=corrector,
-            judge=judge,
-            estimator=estimator,
-            X=X,
-            splits=splits,
-            fit_params=fit_params,
-            validation=validation,
-            rng=rng,
+        ending = self._end(
+            loop, corrector, judge, trusted, estimator, X, splits, fit_params, rng
         )
-        ending_settings = EndingSettings(
-            contested=settings.contested,
-            revert_if_worse=settings.revert_if_worse,
-            held_out=self.held_out,
-            weighable=self.weight_key is not None,
-            refits_folds=splits is not None,
-            trusted=trusted is not None,
-        )
-        evidence = self._evidence(loop, corrector, judge, validation)
-        ending = end_of_run(evidence, ending_settings)
-        while isinstance(ending, FitRequest):
-            evidence = evidence.with_fitted(ending.name, fit(ending))
-            ending = end_of_run(evidence, ending_settings)
         if ending.restore_given_labels:
             corrector.restore_given_labels()
             if settings.verbose >= 2:
@@ -252,17 +222,47 @@ class RefitPath:
             relabel_weight=ending.relabel_weight,
         )
 
+    def _end(
+        self, loop, corrector, judge, trusted, estimator, X, splits, fit_params, rng
+    ):
+        """The run's :class:`~sklearn_plc._ending.Ending`, with what it asks fitted."""
+        settings = EndingSettings(
+            doubtful=self.settings.doubtful,
+            judge_acts=self.settings.judge_acts,
+            held_out=self.held_out,
+            weighable=self.weight_key is not None,
+            refits_folds=splits is not None,
+            trusted=trusted is not None,
+        )
+        fit = functools.partial(
+            self._fit_requested,
+            corrector=corrector,
+            judge=judge,
+            estimator=estimator,
+            X=X,
+            splits=splits,
+            fit_params=fit_params,
+            validation=loop.validation,
+            rng=rng,
+        )
+        evidence = self._evidence(loop, corrector, judge)
+        ending = end_of_run(evidence, settings)
+        while isinstance(ending, FitRequest):
+            evidence = evidence.with_fitted(ending.name, fit(ending))
+            ending = end_of_run(evidence, settings)
+        return ending
+
     def _judged_samples_and_folds(self, X, encoded, trusted, rng):
         """``(validation, judged, splits)``: who judges, and the loop's folds.
 
         ``validation``: the samples no correcting model trains on (the
-        set-aside or the ``trusted`` ones); ``judged``: those whose held-out
+        validation samples or the ``trusted`` ones); ``judged``: those whose held-out
         predictions judge; ``splits``: the folds (``"cv"`` only), made from the
         rest. Each None where there is none.
         """
         settings = self.settings
         training = validation = judged = None
-        if self.held_out and settings.revert_if_worse:
+        if self.held_out and settings.judge_acts:
             cv = settings.cv
             folds_given = not (isinstance(cv, Integral) or hasattr(cv, "split"))
             training, validation, judged = choose_judged_samples(
@@ -291,11 +291,11 @@ class RefitPath:
 
         ``min_correction_rate="auto"``: a tenth of the labels, as each refit
         costs a round of fits; ``warm_up="auto"``: none. With
-        ``contested="set_aside"`` the threshold stops at the sure ratio.
+        ``doubtful="set_aside"`` the threshold stops at the sure ratio.
         """
         settings = self.settings
         correction = dict(settings.correction)
-        if self.held_out and settings.contested == "set_aside":
+        if self.held_out and settings.doubtful == "set_aside":
             correction["theta_end"] = sure_theta_end(
                 correction["theta"], correction["theta_end"], sure_ratio_for(n_classes)
             )
@@ -306,10 +306,10 @@ class RefitPath:
             min_correction_rate=REFIT_MIN_CORRECTION_RATE if rate == "auto" else rate,
             warm_up=0 if settings.warm_up == "auto" else settings.warm_up,
             sample_weight=self.sample_weight,
-            fixed=trusted,
+            trusted=trusted,
         )
 
-    def _evidence(self, loop, corrector, judge, validation):
+    def _evidence(self, loop, corrector, judge):
         """What the end of the run reads (:class:`~sklearn_plc._ending.RunEvidence`)."""
         held_out = self.held_out
         return RunEvidence(
@@ -321,9 +321,9 @@ class RefitPath:
             first_proba=loop.first_proba,
             memorisation=loop.memorisation,
             pass_proba=corrector.pass_proba() if held_out else None,
-            disputed=corrector.contested() if held_out else None,
-            trusted=corrector.fixed,
-            validation=validation,
+            disputed=corrector.disputed() if held_out else None,
+            trusted=corrector.trusted,
+            validation=loop.validation,
         )
 
     def _fit_requested(
@@ -358,7 +358,6 @@ class RefitPath:
                 params=fit_params,
                 key=self.weight_key,
                 validation=validation,
-                n_jobs=settings.n_jobs,
             )
             return JudgedRefit(corrector.n_rounds, judge.agrees(proba), weighed=True)
         try:
@@ -370,7 +369,6 @@ class RefitPath:
                     splits_without(splits, request.left_out),
                     self.classes,
                     fit_params=fit_params,
-                    n_jobs=settings.n_jobs,
                     validation=validation,
                 )
                 return judge.agrees(proba)
@@ -383,7 +381,6 @@ class RefitPath:
                     self.classes,
                     fit_params=fit_params,
                     in_sample=False,
-                    n_jobs=settings.n_jobs,
                 )
             else:
                 proba, _ = out_of_fold_proba(
@@ -393,7 +390,6 @@ class RefitPath:
                     make_splits(settings.cv, X, labels, rng, self.groups),
                     self.classes,
                     fit_params=fit_params,
-                    n_jobs=settings.n_jobs,
                 )
             return proba
         except ValueError:
@@ -403,8 +399,7 @@ class RefitPath:
         """``(model, set_aside)``: the model the run ends with, and what it left out.
 
         Reuses the loop's last model when it was fitted on exactly the final
-        labels, no sample is left out and no relabel is weighed. The model is
-        None with ``final_fit=False``, or out of fold where no model was kept.
+        labels, no sample is left out and no relabel is weighed.
         """
         labels, set_aside = ending.labels, ending.set_aside
         relabel_weight = ending.relabel_weight
@@ -416,7 +411,7 @@ class RefitPath:
             and (set_aside is None or not set_aside.any())
             and not weighed
         )
-        if self.settings.final_fit and not model_is_current:
+        if not model_is_current:
             return fit_final_model(
                 model if self.continuing else clone(estimator),
                 estimator,
@@ -428,11 +423,9 @@ class RefitPath:
                 relabel_weight=relabel_weight if weighed else None,
                 given_labels=given_labels,
                 key=self.weight_key,
-                contested=self.settings.contested,
+                doubtful=self.settings.doubtful,
             )
-        if model_is_current or self.settings.confidence != "cv":
-            return model, set_aside
-        return None, set_aside
+        return model, set_aside
 
     def _loop(self, corrector, judge, estimator, X, splits, fit_params, validation):
         """The rounds: one model (or set of fold models) per round.
@@ -446,11 +439,15 @@ class RefitPath:
         standard errors ends the loop (the corrections are then undone).
         """
         settings = self.settings
-        loop = _Loop("max_iter", model=clone(estimator) if judge is None else None)
+        loop = _Loop(
+            "max_iter",
+            validation=validation,
+            model=clone(estimator) if judge is None else None,
+        )
         fitted_labels = None
         n_samples = corrector.labels.shape[0]
         quiet_changes = corrector.min_correction_rate * n_samples
-        stops_early = judge is not None and settings.revert_if_worse
+        stops_early = judge is not None and settings.judge_acts
         with tqdm(  # no total: the rounds are counted as they run
             desc="PLC", unit="round", disable=not settings.verbose
         ) as progress:
@@ -505,54 +502,16 @@ class RefitPath:
                     loop.stopped = "converged"
                     break
             progress.set_postfix_str(loop.stopped)
+        if loop.stopped == "max_iter":
+            warnings.warn(
+                f"PLC stopped at max_iter={settings.max_iter} rounds before a quiet "
+                f"pass at theta_end={settings.correction['theta_end']}; the labels "
+                f"may still be moving. Increase max_iter, or raise "
+                f"min_correction_rate.",
+                ConvergenceWarning,
+                stacklevel=5,  # the caller of fit, past scikit-learn's fit wrapper
+            )
         return loop
-
-    def _round_proba(self, model, X, labels, splits, fit_params, in_sample, validation):
-        """Fit for one round; return probabilities with one column per class.
-
-        With ``splits`` the probabilities are out-of-fold (`model` is cloned per
-        fold and left unfitted). Out of bag, they come from a clone of `model`
-        fitted on all samples, which comes back. Otherwise `model` is fitted on
-        all samples and predicts them. `validation` samples are predicted by
-        models that did not train on them.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-        in_sample_proba : ndarray of shape (n_samples, n_classes) or None
-            With `in_sample`, each sample's probabilities from a model that
-            trained on it (NaN where none did; see ``out_of_fold_proba``).
-        model_on_all : estimator or None
-            The out-of-bag ensemble, fitted on all samples but `validation`.
-        """
-        n_jobs = self.settings.n_jobs
-        if self.settings.confidence == "oob":
-            proba, (ensemble, in_sample_proba) = out_of_bag_proba(
-                model,
-                X,
-                labels,
-                self.classes,
-                fit_params=fit_params,
-                in_sample=in_sample,
-                validation=validation,
-                n_jobs=n_jobs,
-            )
-            return proba, in_sample_proba, ensemble
-        if splits is not None:
-            proba, in_sample_proba = out_of_fold_proba(
-                model,
-                X,
-                labels,
-                splits,
-                self.classes,
-                fit_params=fit_params,
-                n_jobs=n_jobs,
-                in_sample=in_sample,
-                validation=validation,
-            )
-            return proba, in_sample_proba, None
-        fit_on_indices(model, X, labels, self.classes, fit_params)
-        return proba_per_class(model, X, self.classes), None, None
 
     def _fit_round(
         self,
@@ -590,30 +549,32 @@ class RefitPath:
             # and its next predictions would confirm it (k-NN: it votes)
             left_out = keep_every_class(
                 doubtful_samples(
-                    corrector.contested(), corrector.labels, corrector.initial_labels
+                    corrector.disputed(), corrector.labels, corrector.initial_labels
                 ),
                 labels,
             )
             round_splits = splits_without(splits, left_out)
-        round_proba = functools.partial(
-            self._round_proba,
+        fit_proba = functools.partial(
+            round_proba,
+            self.settings.confidence,
             model if in_sample else estimator,
             X,
             labels,
+            self.classes,
             fit_params=fit_params,
             in_sample=measure,
             validation=validation,
         )
         try:
-            proba, in_sample_proba, model_on_all = round_proba(round_splits)
+            proba, in_sample_proba, model_on_all = fit_proba(round_splits)
         except ValueError as error:
             if round_splits is splits:
                 raise
             # too few samples left in a fold for the estimator (k-NN: n_neighbors)
             warn_fitted_on_every_sample(
-                estimator, int(left_out.sum()), self.settings.contested, error
+                estimator, int(left_out.sum()), self.settings.doubtful, error
             )
-            proba, in_sample_proba, model_on_all = round_proba(splits)
+            proba, in_sample_proba, model_on_all = fit_proba(splits)
         check_finite_proba(proba, round_index)
         agreement = None if in_sample else judge.judge(proba, corrector.n_rounds)
         corrector.add_proba(proba)
