@@ -123,7 +123,7 @@ def bookkeeping_share(n_samples=20_000, repeats=2):
 
 
 def n_jobs_speedup(n_samples=20_000, cv=4, max_iter=3):
-    """Fit time with ``n_jobs=1`` divided by that with ``n_jobs=2`` (cv), set by
+    """Fit time with one job divided by that with two (cv), each set by
     :func:`joblib.parallel_config`.
 
     An even number of folds keeps both workers busy: with cv=5 on two workers
@@ -151,7 +151,7 @@ def n_jobs_speedup(n_samples=20_000, cv=4, max_iter=3):
         with parallel_config(n_jobs=n_jobs):
             times[n_jobs] = _best_time(lambda plc=plc: plc.fit(X, y), 1)
     return {
-        "name": f"cv={cv}, n_jobs=1 / n_jobs=2 (one fold fit {fold_s:.1f} s)",
+        "name": f"cv={cv}, one job / two jobs (one fold fit {fold_s:.1f} s)",
         "numerator_s": times[1],
         "denominator_s": times[2],
         "ratio": times[1] / times[2],

@@ -290,7 +290,7 @@ def format_unseen(summary, meta):
         f"Seeds {meta['seeds']}; wall time {meta['wall_s'] / 60:.1f} min. Clean-test "
         "accuracy (%) of Standard; Δ = PLC − Standard (points); purity of the "
         "training labels before → after PLC; runs whose labels PLC left as given "
-        "(kept, of which undone by `revert_if_worse`); median PLC / Standard fit "
+        "(kept, of which undone by the held-out judge); median PLC / Standard fit "
         "time; cleanlab's `CleanLearning` on the same model, Δ and cost. A check "
         "of the defaults on data the tables never use, not a place "
         "to choose them.",
