@@ -459,32 +459,27 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data, passed to the estimator as given (a DataFrame stays a
-            DataFrame), so any input the estimator accepts works. For a skorch
-            net: a float32 array of any shape (e.g. images ``(n, C, H, W)``), a
-            dict of arrays, or a ``skorch.helper.SliceDataset`` over a torch
-            Dataset; not a torch Dataset that holds its own targets, since PLC
-            must change the labels.
+            DataFrame). For a skorch net: a float32 array of any shape, a dict of
+            arrays, or a ``skorch.helper.SliceDataset`` (not a torch Dataset
+            holding its own targets: PLC must change the labels).
 
         y : array-like of shape (n_samples,)
             The given, possibly noisy, labels. Not modified.
 
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights, passed to the estimator's ``fit`` in every round
-            (indexed per fold with ``confidence="cv"``) and in the final fit.
+            Per-sample weights for the estimator's ``fit``, in every round and
+            in the final fit.
 
         trusted : array-like of bool of shape (n_samples,), default=None
-            True where the given label is verified (e.g. a gold set). Those
-            labels are never corrected, and with ``"cv"`` or ``"oob"`` they
-            judge the corrections in place of the ``validation_fraction``
-            validation samples (no correcting model trains on them; any measured loss
-            undoes). Give a few hundred; it warns below 100 (user guide,
-            "Verified labels"). In a Pipeline, pass ``plcclassifier__trusted``.
+            True where the given label is verified: never corrected, and with
+            ``"cv"`` or ``"oob"`` it judges in place of the validation samples
+            (any measured loss undoes). Give a few hundred; it warns below 100.
+            In a Pipeline, pass ``plcclassifier__trusted``.
 
         **fit_params : dict
-            Further parameters for the estimator's ``fit`` (for a Pipeline,
-            ``stepname__param``), routed instead when metadata routing is
-            enabled. ``groups`` goes to the ``split`` of a group-aware ``cv``
-            (e.g. ``GroupKFold``), never to the estimator.
+            Further parameters for the estimator's ``fit`` (routed when
+            metadata routing is enabled); ``groups`` goes to the ``split`` of
+            a group-aware ``cv``, never to the estimator.
 
         Returns
         -------
