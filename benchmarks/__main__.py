@@ -27,19 +27,14 @@ def _parser():
     from . import unseen
     from .tables import DATASETS, NOISE_CELLS
 
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks",
-        description="sklearn-plc benchmarks (offline). Commands: "
-        + "; ".join(f"{name}: {text}" for name, text in COMMANDS.items())
-        + ".",
-    )
-    parser.add_argument("command", choices=list(COMMANDS))
-    parser.add_argument(
+    # the options every command takes; each command's --help describes it
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
         "--output",
         default="results",
         help="folder for the Markdown, JSON and PNG outputs (default: results)",
     )
-    grid = parser.add_argument_group("tables, quick and unseen")
+    grid = common.add_argument_group("tables, quick and unseen")
     grid.add_argument(
         "--quick",
         action="store_true",
@@ -57,14 +52,9 @@ def _parser():
     grid.add_argument(
         "--noises",
         nargs="+",
-        choices=[
-            *NOISE_CELLS,
-            *(
-                n
-                for n in (*unseen.NOISES, *unseen.FRESH_NOISES)
-                if n not in NOISE_CELLS
-            ),
-        ],
+        choices=list(
+            dict.fromkeys((*NOISE_CELLS, *unseen.NOISES, *unseen.FRESH_NOISES))
+        ),
         help="noise cells: PMD type and level (I-35, …, III-70) or PMD 35%% + "
         "uniform 30/60%% or asymmetric 30%% (I+U30, …, III+A30); default: all. "
         "unseen: I-35, III-35 and U30 (uniform 30%%)",
@@ -107,6 +97,20 @@ def _parser():
         default=1,
         help="runs in parallel (processes; torch threads are split between them)",
     )
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description="sklearn-plc benchmarks (offline). Commands: "
+        + "; ".join(f"{name}: {text}" for name, text in COMMANDS.items())
+        + ". `python -m benchmarks COMMAND --help` describes one command.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, text in COMMANDS.items():
+        commands.add_parser(
+            name,
+            parents=[common],
+            help=text,
+            description=f"python -m benchmarks {name}: {text}.",
+        )
     return parser
 
 

@@ -378,3 +378,31 @@ def test_the_cost_row_compares_plc_with_cleanlab_over_standard():
     assert row["ratio"] == 6.0 / 5.0 and row["met"]
     no_run = {**row, "ratio": float("nan"), "met": None}
     assert "| – |" in format_speed_table([no_run])
+
+
+def test_a_table_whose_cells_a_dataset_does_not_run_is_left_out(tmp_path):
+    # the forests run no Type-III + 30% Uniform cell: no empty "Table 2" for them
+    main(
+        ["tables", "--datasets", "wine-rf", "--noises", "I-35", "III+U30"]
+        + ["--seeds", "0", "--methods", "Standard", "--output", str(tmp_path)]
+    )
+    table = (tmp_path / "tables" / "tables.md").read_text()
+    assert "**Table 1: PMD noise**" in table
+    assert "**Table 2: hybrid noise**" not in table
+
+
+def test_a_commands_help_describes_that_command(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["quick", "--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: python -m benchmarks quick")
+    assert "a representative subset of `tables`" in out
+
+
+def test_the_noise_choices_name_each_cell_once():
+    from benchmarks.__main__ import _parser
+
+    subparsers = _parser()._subparsers._group_actions[0].choices
+    (noises,) = [a for a in subparsers["unseen"]._actions if a.dest == "noises"]
+    assert len(noises.choices) == len(set(noises.choices))
