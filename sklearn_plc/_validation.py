@@ -27,6 +27,7 @@ from sklearn.utils.validation import (
 )
 
 from ._held_out import supports_out_of_bag
+from .noise._validation import check_one_label_type
 
 NET_CONFIDENCES = ("training_pass", "eval_pass")
 # each sample predicted by models that did not see it
@@ -133,6 +134,7 @@ def encode_labels(y):
             f"y has {where.size} infinite labels, e.g. at positions "
             f"{where[:5].tolist()}; labels must be class names or integers."
         )
+    check_one_label_type(y)
     check_classification_targets(y)
     classes, encoded = np.unique(y, return_inverse=True)
     if classes.shape[0] < 2:

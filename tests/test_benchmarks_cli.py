@@ -382,10 +382,8 @@ def test_the_cost_row_compares_plc_with_cleanlab_over_standard():
 
 def test_a_table_whose_cells_a_dataset_does_not_run_is_left_out(tmp_path):
     # the forests run no Type-III + 30% Uniform cell: no empty "Table 2" for them
-    main(
-        ["tables", "--datasets", "wine-rf", "--noises", "I-35", "III+U30"]
-        + ["--seeds", "0", "--methods", "Standard", "--output", str(tmp_path)]
-    )
+    grid = ["--datasets", "wine-rf", "--noises", "I-35", "III+U30", "--seeds", "0"]
+    main(["tables", *grid, "--methods", "Standard", "--output", str(tmp_path)])
     table = (tmp_path / "tables" / "tables.md").read_text()
     assert "**Table 1: PMD noise**" in table
     assert "**Table 2: hybrid noise**" not in table

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from imblearn.pipeline import make_pipeline as make_imblearn_pipeline
-from sklearn.datasets import load_digits, make_classification
+from sklearn.datasets import load_digits, load_wine, make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import cross_val_score
 from sklearn.utils._param_validation import InvalidParameterError
@@ -395,3 +395,27 @@ def test_any_input_is_corrupted_or_raises_an_error_naming_the_fault(inputs, inje
 def test_an_empty_y_is_named_as_empty():
     with pytest.raises(ValueError, match="y is empty"):
         UniformNoise(0.2).fit_resample(np.zeros((0, 2)), np.zeros(0, dtype=int))
+
+
+@pytest.mark.parametrize(
+    "make_noise",
+    [
+        lambda: UniformNoise(random_state=0),
+        lambda: PMDNoise("I", 0.3, random_state=0),
+        lambda: HybridNoise(PMDNoise("I", 0.3, random_state=0), UniformNoise()),
+    ],
+)
+def test_a_series_of_labels_comes_back_a_series_with_its_index_and_name(make_noise):
+    pd = pytest.importorskip("pandas")
+    X, y = load_wine(return_X_y=True, as_frame=True)
+    y = pd.Series(y.to_numpy(), index=np.arange(len(y)) + 1000, name="cultivar")
+    _, y_noisy = make_noise().fit_resample(X, y)
+    assert isinstance(y_noisy, pd.Series)
+    assert y_noisy.name == "cultivar"
+    pd.testing.assert_index_equal(y_noisy.index, y.index)
+
+
+def test_labels_of_mixed_types_are_named_with_the_fix():
+    y = np.array([1, "a"] * 20, dtype=object)
+    with pytest.raises(ValueError, match=r"mixes labels of different types.*astype"):
+        UniformNoise().fit_resample(np.zeros((40, 1)), y)

@@ -378,3 +378,9 @@ def test_with_routing_a_pipeline_takes_weights_its_step_requests():
         requested = LogisticRegression().set_fit_request(sample_weight=True)
         assert sample_weight_key(make_pipeline(requested)) == "sample_weight"
         assert sample_weight_key(make_pipeline(LogisticRegression())) is None
+
+
+def test_labels_of_mixed_types_are_named_with_the_fix():
+    y = np.array([1, "a"] * 20, dtype=object)
+    with pytest.raises(ValueError, match=r"mixes labels of different types.*astype"):
+        PLCClassifier().fit(np.zeros((40, 1)), y)

@@ -20,7 +20,7 @@ from ._iid import (
 )
 from ._pmd import PMD_TYPES, SCALINGS, _check_amount, _pmd_flip_encoded
 from ._posterior import estimate_posterior
-from ._validation import _check_lengths, _check_posterior, _encode
+from ._validation import _check_lengths, _check_posterior, _encode, _like_y
 
 
 class _LabelNoise(BaseEstimator):
@@ -40,11 +40,12 @@ class _LabelNoise(BaseEstimator):
         -------
         X : array-like
             The input `X`.
-        y_noisy : ndarray of shape (n_samples,)
-            The corrupted labels.
+        y_noisy : ndarray or pandas Series of shape (n_samples,)
+            The corrupted labels; a Series where `y` is one (same index and
+            name).
         """
         _check_lengths(X, y)
-        return X, self.corrupt(y)
+        return X, _like_y(y, self.corrupt(y))
 
     def _record(self, classes, clean, noisy):
         """Set the fitted attributes; return the noisy labels in label space."""
@@ -363,7 +364,8 @@ class PMDNoise(_LabelNoise):
         -------
         X : array-like
             The input `X`.
-        y_noisy : ndarray of shape (n_samples,)
+        y_noisy : ndarray or pandas Series of shape (n_samples,)
+            A Series where `y` is one (same index and name).
         """
         _check_amount(self.noise_level, self.factor, self.scaling)
         _check_lengths(X, y)
@@ -372,7 +374,7 @@ class PMDNoise(_LabelNoise):
         proba = estimate_posterior(
             X, y, estimator=self.estimator, cv=self.cv, random_state=rng
         )
-        return X, self._corrupt(y, proba, rng)
+        return X, _like_y(y, self._corrupt(y, proba, rng))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def corrupt(self, y, proba):
@@ -459,12 +461,13 @@ class HybridNoise(_LabelNoise):
         -------
         X : array-like
             The input `X`.
-        y_noisy : ndarray of shape (n_samples,)
+        y_noisy : ndarray or pandas Series of shape (n_samples,)
+            A Series where `y` is one (same index and name).
         """
         self.pmd_ = clone(self.pmd)
         self.iid_ = clone(self.iid)
         _, y_pmd = self.pmd_.fit_resample(X, y)
-        return X, self._record_hybrid(y, self.iid_.corrupt(y_pmd))
+        return X, _like_y(y, self._record_hybrid(y, self.iid_.corrupt(y_pmd)))
 
     @_fit_context(prefer_skip_nested_validation=False)
     def corrupt(self, y, proba):

@@ -1,6 +1,6 @@
 """Validation shared by every noise injector: levels, labels and posteriors."""
 
-from numbers import Real
+from numbers import Number, Real
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
@@ -35,9 +35,37 @@ def _check_two_classes(classes):
         )
 
 
+def _label_kind(value):
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, (Number, np.number)):
+        return "number"
+    return type(value).__name__
+
+
+def check_one_label_type(y):
+    """Raise where an object array of labels mixes types (e.g. ints and strings).
+
+    NumPy cannot order such labels, so they cannot be made classes; scikit-learn
+    reports them as a target of unknown type.
+    """
+    if y.dtype.kind != "O":
+        return
+    examples = {}
+    for value in y:
+        examples.setdefault(_label_kind(value), value)
+    if len(examples) > 1:
+        shown = ", ".join(f"{kind} ({value!r})" for kind, value in examples.items())
+        raise ValueError(
+            f"y mixes labels of different types: {shown}. A class needs one name; "
+            f"convert the labels to one type first, e.g. y.astype(str)."
+        )
+
+
 def _encode(y, classes=None):
     """Validate labels (at least two classes); return ``(classes, encoded)``."""
     y = column_or_1d(y)
+    check_one_label_type(y)
     if classes is None:
         compact = _encode_compact_integers(y)
         if compact is not None:
@@ -114,3 +142,14 @@ def _check_posterior_values(row_sums, lowest):
             f"(e.g. row {int(np.flatnonzero(off)[0])} sums to "
             f"{row_sums[off][0]:.6g}). Pass predict_proba output, or normalise it."
         )
+
+
+def _like_y(y, y_noisy):
+    """`y_noisy` as a pandas Series with `y`'s index and name where `y` is one.
+
+    imbalanced-learn's samplers return the target's type, and the rows are the
+    same rows here, so a Series keeps its index.
+    """
+    if type(y).__name__ == "Series" and hasattr(y, "index"):
+        return type(y)(y_noisy, index=y.index, name=y.name)
+    return y_noisy
