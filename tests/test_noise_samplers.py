@@ -419,3 +419,20 @@ def test_labels_of_mixed_types_are_named_with_the_fix():
     y = np.array([1, "a"] * 20, dtype=object)
     with pytest.raises(ValueError, match=r"mixes labels of different types.*astype"):
         UniformNoise().fit_resample(np.zeros((40, 1)), y)
+
+
+def test_text_without_an_estimator_that_reads_it_names_the_fix():
+    documents = ["good movie", "bad film", "great", "awful"] * 10
+    with pytest.raises(ValueError, match=r"numeric features.*Pass estimator="):
+        PMDNoise("I", 0.3).fit_resample(documents, [1, 0, 1, 0] * 10)
+
+
+def test_text_with_an_estimator_that_reads_it_is_corrupted():
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.pipeline import make_pipeline
+
+    documents = ["good movie", "bad film", "great", "awful"] * 10
+    reader = make_pipeline(TfidfVectorizer(), LogisticRegression())
+    noise = PMDNoise("I", 0.3, estimator=reader, random_state=0)
+    _, y_noisy = noise.fit_resample(documents, [1, 0, 1, 0] * 10)
+    assert len(y_noisy) == 40

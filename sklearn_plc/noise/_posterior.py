@@ -8,7 +8,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, check_cv, cross_val_predict
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils import check_random_state
+from sklearn.utils import check_array, check_random_state
 
 
 def estimate_posterior(X, y, *, estimator=None, cv=5, random_state=None):
@@ -40,7 +40,8 @@ def estimate_posterior(X, y, *, estimator=None, cv=5, random_state=None):
     Raises
     ------
     ValueError
-        From cross-validation, e.g. when a class has fewer samples than `cv`.
+        From cross-validation, e.g. when a class has fewer samples than `cv`;
+        with the default estimator, features that are not numbers (text, say).
 
     Examples
     --------
@@ -51,6 +52,7 @@ def estimate_posterior(X, y, *, estimator=None, cv=5, random_state=None):
     (150, 3)
     """
     if estimator is None:
+        _check_numeric_features(X)
         estimator = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
     if isinstance(cv, Integral):
         classes, counts = np.unique(np.asarray(y), return_counts=True)
@@ -67,3 +69,18 @@ def estimate_posterior(X, y, *, estimator=None, cv=5, random_state=None):
         cv = StratifiedKFold(n_splits=cv, shuffle=True, random_state=seed)
     cv = check_cv(cv, y, classifier=True)
     return cross_val_predict(clone(estimator), X, y, cv=cv, method="predict_proba")
+
+
+def _check_numeric_features(X):
+    """Raise, naming the fix, where the default model cannot read `X` (text, say)."""
+    try:
+        check_array(X, accept_sparse=True, dtype="numeric", ensure_all_finite=False)
+    except (ValueError, TypeError) as error:
+        raise ValueError(
+            f"The default model that estimates the clean posterior (a scaled "
+            f"logistic regression) needs a 2-D array of numeric features, and X is "
+            f"not one ({str(error).splitlines()[0]}). Pass estimator= a classifier "
+            f"that reads your X, "
+            f"e.g. make_pipeline(TfidfVectorizer(), LogisticRegression()) for "
+            f"text."
+        ) from error
