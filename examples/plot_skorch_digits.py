@@ -13,8 +13,9 @@ import numpy as np
 import torch
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
+from skorch import NeuralNetClassifier
+from torch import nn
 
-from benchmarks.nets import make_digits_net
 from sklearn_plc import PLCClassifier
 from sklearn_plc.noise import PMDNoise
 
@@ -27,9 +28,36 @@ noise = PMDNoise("I", noise_level=0.35, random_state=0)
 _, y_noisy = noise.fit_resample(X_train.reshape(len(X_train), -1), y_train)
 
 
+class SmallCNN(nn.Module):
+    """Two convolutions and a linear layer; returns logits for 10 classes."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(1, 16, 3, padding=1),
+            nn.ReLU(),
+            nn.Conv2d(16, 32, 3, stride=2, padding=1),
+            nn.ReLU(),
+            nn.Flatten(),
+        )
+        self.classify = nn.Linear(32 * 16, 10)
+
+    def forward(self, X):
+        return self.classify(self.features(X))
+
+
 def make_net():
-    return make_digits_net(
-        max_epochs=25, lr=3e-3, device="cuda" if torch.cuda.is_available() else "cpu"
+    return NeuralNetClassifier(
+        SmallCNN,
+        criterion=nn.CrossEntropyLoss,  # the module returns logits
+        optimizer=torch.optim.Adam,
+        lr=3e-3,
+        batch_size=64,
+        max_epochs=25,
+        train_split=None,
+        iterator_train__shuffle=True,  # skorch keeps the data's order by default
+        verbose=0,
+        device="cuda" if torch.cuda.is_available() else "cpu",
     )
 
 

@@ -65,3 +65,29 @@ def test_readme_and_getting_started_state_the_same_main_job_and_time():
 
     assert main_job("README.md") == main_job("docs/getting_started.md")
     assert main_job("README.md")[1]  # a few minutes, as the guide asks
+
+
+def test_the_readmes_noise_example_runs_as_written(capsys):
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("To inject noise and evaluate on clean labels") :]
+    code = re.search(r"```python\n(.*?)\n```", section, re.S).group(1)
+    exec(compile(code, "README noise example", "exec"), {})  # every name defined
+    assert capsys.readouterr().out.startswith("[")
+
+
+def test_the_examples_import_only_what_an_installed_user_has():
+    import ast
+
+    for example in (ROOT / "examples").glob("*.py"):
+        tree = ast.parse(example.read_text())
+        imported = {
+            alias.name.split(".")[0]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        } | {
+            node.module.split(".")[0]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module
+        }
+        assert "benchmarks" not in imported, example.name

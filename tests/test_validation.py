@@ -384,3 +384,13 @@ def test_labels_of_mixed_types_are_named_with_the_fix():
     y = np.array([1, "a"] * 20, dtype=object)
     with pytest.raises(ValueError, match=r"mixes labels of different types.*astype"):
         PLCClassifier().fit(np.zeros((40, 1)), y)
+
+
+def test_whole_number_float_labels_are_classes_and_other_floats_are_rejected():
+    # as the user guide's "Supported inputs" says
+    X = np.random.RandomState(0).normal(size=(60, 2))
+    y = np.arange(60) % 2
+    plc = PLCClassifier(LogisticRegression(), random_state=0).fit(X, y.astype(float))
+    assert plc.classes_.tolist() == [0.0, 1.0]
+    with pytest.raises(ValueError, match="continuous"):
+        PLCClassifier(LogisticRegression()).fit(X, y + 0.5)
