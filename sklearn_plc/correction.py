@@ -460,7 +460,9 @@ def next_threshold(
     min_correction_rate : float in [0, 1), default=0.001
         The fraction of samples below which a pass counts as quiet. The scripts
         use 0.001; ``0`` reproduces Algorithm 1 (raise only after a pass that
-        changed no label).
+        changed no label). This function's default is the scripts' rule, not
+        ``PLCClassifier``'s ``"auto"`` (0.1 for a refit estimator, 0.001 for an
+        epoch run): pass the rate your run uses.
 
     Returns
     -------

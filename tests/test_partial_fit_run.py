@@ -195,3 +195,12 @@ def test_eval_pass_refuses_a_learner_that_stops_on_its_own_validation(noisy_blob
     plc = PLCClassifier(mlp(early_stopping=True), confidence="eval_pass")
     with pytest.raises(ValueError, match="early_stopping=False"):
         plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+
+
+def test_a_run_that_ends_early_leaves_its_progress_bar_full(noisy_blobs, capsys):
+    model = MLPClassifier((32,), max_iter=500, n_iter_no_change=5, random_state=0)
+    plc = PLCClassifier(model, confidence="eval_pass", verbose=1, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.termination_condition_ == "converged"
+    last_bar = capsys.readouterr().err.split("\r")[-1]
+    assert f"{plc.n_iter_}/{plc.n_iter_}" in last_bar and "100%" in last_bar

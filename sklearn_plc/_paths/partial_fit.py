@@ -198,5 +198,7 @@ class PartialFitPath:
                 )
                 bar.update()
                 if corrector.converged and losses.settled():
+                    bar.total = bar.n  # ended early: the bar ends full
+                    bar.refresh()
                     return "converged"
         return "max_epochs"
