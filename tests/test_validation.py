@@ -6,6 +6,7 @@ nested parameters of the default estimator, empty data.
 """
 
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -394,3 +395,18 @@ def test_whole_number_float_labels_are_classes_and_other_floats_are_rejected():
     assert plc.classes_.tolist() == [0.0, 1.0]
     with pytest.raises(ValueError, match="continuous"):
         PLCClassifier(LogisticRegression()).fit(X, y + 0.5)
+
+
+def test_the_largest_cv_an_error_suggests_can_be_made():
+    # the judge's validation samples are counted in the first message, so
+    # following it does not lead to a second, smaller bound
+    from sklearn.datasets import load_wine
+    from sklearn.naive_bayes import GaussianNB
+
+    X, y = load_wine(return_X_y=True)
+    with pytest.raises(ValueError, match=r"Use cv <= (\d+)") as error:
+        PLCClassifier(GaussianNB(), cv=200, random_state=0).fit(X, y)
+    largest = int(re.search(r"cv <= (\d+)", str(error.value)).group(1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # classes smaller than the folds
+        PLCClassifier(GaussianNB(), cv=largest, random_state=0).fit(X, y)

@@ -123,8 +123,6 @@ class RefitPath:
         """Validate the fit parameters against the data; return ``(X, fit_params)``."""
         settings = self.settings
         check_cv_is_reusable(settings.cv)
-        if settings.confidence == "cv":
-            check_cv_against_classes(settings.cv, classes.shape[0], encoded)
         self.sample_weight = check_sample_weight(sample_weight, encoded.shape[0])
         if self.sample_weight is not None:
             fit_params = {"sample_weight": self.sample_weight, **fit_params}
@@ -275,6 +273,8 @@ class RefitPath:
             )
         if settings.confidence != "cv":
             return validation, judged, None
+        # checked once, on the samples the folds are made of, so that the
+        # largest cv it suggests can be made
         if training is not None and trusted is None:
             check_cv_against_classes(
                 settings.cv,
@@ -283,6 +283,8 @@ class RefitPath:
                 set_aside=f" once validation_fraction={settings.validation_fraction} "
                 f"has set {encoded.shape[0] - training.shape[0]} aside",
             )
+        else:
+            check_cv_against_classes(settings.cv, self.classes.shape[0], encoded)
         splits = make_splits(settings.cv, X, encoded, rng, self.groups, train=training)
         return validation, judged, splits
 
