@@ -38,6 +38,7 @@ from ._held_out import class_columns, model_columns
 from ._params import CORRECTION_CONSTRAINTS, check_threshold_range, pass_settings
 from ._paths import NetPath, RefitPath, choose_path
 from ._paths.interface import RunSettings
+from ._paths.net import check_supported_input
 from ._report import outcome_line
 from ._validation import (
     HELD_OUT_CONFIDENCES,
@@ -452,7 +453,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         # PLCClassifier.estimator is not validated yet
         prefer_skip_nested_validation=False
     )
-    def fit(self, X, y, sample_weight=None, trusted=None, **fit_params):
+    def fit(self, X, y=None, sample_weight=None, trusted=None, **fit_params):
         """Correct the labels of `X` progressively, then fit the final model.
 
         Parameters
@@ -464,7 +465,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             holding its own targets: PLC must change the labels).
 
         y : array-like of shape (n_samples,)
-            The given, possibly noisy, labels. Not modified.
+            The given, possibly noisy, labels. Not modified. Required (the
+            default None raises an error that says what to pass).
 
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights for the estimator's ``fit``, in every round and
@@ -499,6 +501,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.confidence_, path_class = choose_path(
             estimator, self.confidence, folds_given or "groups" in fit_params
         )
+        if y is None and path_class is NetPath:
+            check_supported_input(X)  # a Dataset holding its targets: say what to pass
         check_not_empty(X=X, y=y)
         classes, encoded = encode_labels(y)
         trusted = check_trusted(trusted, encoded.shape[0])

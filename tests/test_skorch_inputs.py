@@ -294,3 +294,10 @@ def test_the_callbacks_trusted_labels_are_never_corrected(data):
     corrector = dict(net.callbacks_)["plc"].corrector_
     assert (corrector.labels[45:] != flipped[45:]).any()
     np.testing.assert_array_equal(corrector.labels[trusted], flipped[trusted])
+
+
+def test_a_torch_dataset_without_y_is_told_to_pass_a_slice_dataset(data):
+    X, y = data
+    dataset = torch.utils.data.TensorDataset(torch.from_numpy(X), torch.from_numpy(y))
+    with pytest.raises(TypeError, match="SliceDataset"):
+        plc(make_net()).fit(dataset)
