@@ -191,9 +191,14 @@ class PLCCallback(Callback):
 
     Attributes
     ----------
+    labels_ : ndarray of int of shape (n_train,)
+        The corrected training labels, as class indices, of the samples at
+        ``training_positions_`` (as ``PLCClassifier.labels_``).
+    corrected_iter_, corrections_, history_, n_iter_, theta_
+        As in :class:`~sklearn_plc.PLCClassifier` (epochs for rounds; samples
+        indexed within the training split).
     corrector_ : LabelCorrector
-        The state of the run: ``labels``, ``corrected_iter``, ``history`` (one
-        record per epoch), ``threshold``.
+        The state of the run behind those attributes.
     training_positions_ : ndarray of int
         Positions, in the data passed to ``fit``, of the samples whose labels
         were corrected (all but the validation split).
@@ -229,6 +234,11 @@ class PLCCallback(Callback):
 
     Notes
     -----
+    The fitted callback is ``dict(net.callbacks_)[name]``. Where the net was
+    cloned (``clone``, ``GridSearchCV``, ``cross_val_score``) or given the
+    class, skorch trains a copy, and the instance you built stays unfitted (its
+    fitted attributes raise an error that says where to look).
+
     Each epoch's corrections are also logged in ``net.history`` under
     ``plc_threshold``, ``plc_corrected`` and ``plc_changed``.
 
@@ -246,7 +256,7 @@ class PLCCallback(Callback):
     ...     iterator_train__shuffle=True,
     ...     callbacks=[("plc", PLCCallback(warm_up=10))])
     >>> net.fit(X, y_noisy)  # doctest: +SKIP
-    >>> dict(net.callbacks_)["plc"].corrector_.labels  # doctest: +SKIP
+    >>> dict(net.callbacks_)["plc"].labels_  # doctest: +SKIP
     """
 
     def __init__(
@@ -288,6 +298,50 @@ class PLCCallback(Callback):
         self._progress = None
         self._shard = None
         return self
+
+    # --- the run's results, named as PLCClassifier names them ------------------
+
+    def _fitted_corrector(self, name):
+        corrector = getattr(self, "corrector_", None)
+        if corrector is None:
+            raise AttributeError(
+                f"This PLCCallback has no {name}: it was not trained. A net that "
+                f"was cloned (by clone, GridSearchCV or cross_val_score) or given "
+                f"the class trains its own copy; read the fitted one as "
+                f"dict(net.callbacks_)[NAME].{name} on the fitted net, NAME being "
+                f"the name the net gives it (its class name unless you named it)."
+            )
+        return corrector
+
+    @property
+    def labels_(self):
+        """The corrected training labels (class indices)."""
+        return self._fitted_corrector("labels_").labels
+
+    @property
+    def corrected_iter_(self):
+        """Epoch of each training label's last change, -1 if never changed."""
+        return self._fitted_corrector("corrected_iter_").corrected_iter
+
+    @property
+    def corrections_(self):
+        """Every label change, as parallel arrays (see ``PLCClassifier``)."""
+        return self._fitted_corrector("corrections_").corrections
+
+    @property
+    def history_(self):
+        """One record per epoch (see ``PLCClassifier.history_``)."""
+        return self._fitted_corrector("history_").history
+
+    @property
+    def n_iter_(self):
+        """Epochs run."""
+        return self._fitted_corrector("n_iter_").n_rounds
+
+    @property
+    def theta_(self):
+        """The threshold after the last epoch."""
+        return self._fitted_corrector("theta_").threshold
 
     # --- set-up and tear-down ---------------------------------------------------
 

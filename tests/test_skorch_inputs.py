@@ -301,3 +301,25 @@ def test_a_torch_dataset_without_y_is_told_to_pass_a_slice_dataset(data):
     dataset = torch.utils.data.TensorDataset(torch.from_numpy(X), torch.from_numpy(y))
     with pytest.raises(TypeError, match="SliceDataset"):
         plc(make_net()).fit(dataset)
+
+
+def test_the_fitted_callback_names_its_results_as_plcclassifier_does(data):
+    X, y = data
+    callback = PLCCallback(warm_up=1, min_correction_rate=0)
+    net = make_net(callbacks=[("plc", callback)]).fit(X, y)
+    fitted = dict(net.callbacks_)["plc"]
+    np.testing.assert_array_equal(fitted.labels_, fitted.corrector_.labels)
+    assert fitted.history_ == fitted.corrector_.history
+    assert fitted.n_iter_ == 6 and len(fitted.corrected_iter_) == 300
+    assert set(fitted.corrections_) == {"round", "sample", "from", "to"}
+
+
+def test_the_instance_of_a_cloned_net_says_where_the_fitted_copy_is(data):
+    from sklearn.base import clone
+
+    X, y = data
+    callback = PLCCallback(warm_up=1)
+    fitted = clone(make_net(callbacks=[("plc", callback)])).fit(X, y)
+    assert dict(fitted.callbacks_)["plc"].labels_.shape == (300,)
+    with pytest.raises(AttributeError, match=r"dict\(net.callbacks_\)"):
+        _ = callback.labels_
