@@ -6,7 +6,7 @@ the refit path and the net path.
 
 import numpy as np
 
-from ._thresholds import RANDOM_LABELS_MIN_MEMORISATION
+from ._thresholds import LEAVE_OUT_STANDARD_ERRORS, RANDOM_LABELS_MIN_MEMORISATION
 
 
 def round_line(record, n_samples, *, refits=True):
@@ -35,12 +35,17 @@ def round_line(record, n_samples, *, refits=True):
 
 
 def _judged(selection):
+    if selection["compared"] != "corrections":
+        how = ""
+    elif selection.get("weighed"):
+        how = ", on folds weighed as the final fit is"
+    else:
+        how = ", on models trained on the hard corrected labels"
     return (
         f"held-out agreement {selection['holdout_agreement']:.3f} against "
         f"{selection['given_labels_agreement']:.3f} for the labels as given, a "
         f"gain of {selection['gain']:+.3f} ± {selection['standard_error']:.3f} "
-        f"on {selection['n_judged']} judged samples"
-        + (", on folds weighed as the final fit is" if selection.get("weighed") else "")
+        f"on {selection['n_judged']} judged samples{how}"
     )
 
 
@@ -82,11 +87,13 @@ def _refused_set_aside(selection):
     if selection["chosen"]:
         return (
             f"; its {n_aside} sure disputes were left out of the final fit, as "
-            f"models trained without them did clearly better on the held-out "
+            f"models trained without them did clearly better (by more than "
+            f"{LEAVE_OUT_STANDARD_ERRORS:g} standard errors) on the held-out "
             f"samples: {_judged(selection)}"
         )
     return (
-        f"; leaving its {n_aside} sure disputes out showed no clear gain "
+        f"; leaving its {n_aside} sure disputes out showed no clear gain, one "
+        f"above {LEAVE_OUT_STANDARD_ERRORS:g} standard errors "
         f"({_judged(selection)}), so every sample was fitted"
     )
 
@@ -147,7 +154,7 @@ def outcome_line(plc, n_changed):
         changed += _set_aside_from_corrected(plc)
     n_weighed = int(np.count_nonzero((plc.relabel_weight_ < 1) & ~plc.set_aside_))
     if n_weighed:
-        changed += f", {n_weighed} fitted on both labels by weight"
+        changed += f", {n_weighed} relabels fitted on both labels by weight"
     why = {
         "converged": f"converged after {rounds}: a pass at threshold "
         f"{plc.theta_:.3g} changed almost nothing",

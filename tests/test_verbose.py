@@ -105,7 +105,7 @@ def test_verbose_counts_the_relabels_fitted_on_both_labels(noisy_blobs, capsys):
     (line,) = capsys.readouterr().out.strip().splitlines()
     n_weighed = np.count_nonzero(plc.relabel_weight_ < 1)
     assert n_weighed > 0
-    assert f"{n_weighed} fitted on both labels by weight" in line
+    assert f"{n_weighed} relabels fitted on both labels by weight" in line
 
 
 def test_the_progress_bar_counts_the_rounds_run_and_names_the_outcome(
@@ -138,6 +138,7 @@ def test_the_judged_evidence_says_when_weighed_folds_gave_it():
     from sklearn_plc._report import _judged
 
     selection = {
+        "compared": "corrections",
         "holdout_agreement": 0.70,
         "given_labels_agreement": 0.72,
         "gain": -0.02,
@@ -145,10 +146,26 @@ def test_the_judged_evidence_says_when_weighed_folds_gave_it():
         "n_judged": 120,
         "weighed": False,
     }
-    assert "weighed" not in _judged(selection)
+    # a final fit that weighs is not what the judged models did
+    assert _judged(selection).endswith("on models trained on the hard corrected labels")
     assert _judged({**selection, "weighed": True}).endswith(
         "on folds weighed as the final fit is"
     )
+
+
+def test_verbose_names_the_bar_a_non_memorising_models_disputes_missed(capsys):
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(600, n_informative=5, random_state=0)
+    y_noisy = flip_labels_with_matrix(
+        y, uniform_transition_matrix(2, 0.2), random_state=0
+    )
+    plc = PLCClassifier(LogisticRegression(), verbose=1, random_state=0)
+    plc.fit(X, y_noisy)
+    assert plc.selection_["compared"] == "set_aside"
+    assert not plc.selection_["chosen"]
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    assert "no clear gain, one above 3 standard errors" in line
 
 
 @pytest.fixture(scope="module")
@@ -184,4 +201,5 @@ def test_verbose_counts_no_relabel_left_out_as_fitted_on_both_labels(
     plc, line = random_labels_corrected
     weighed = plc.relabel_weight_ < 1
     assert (weighed & plc.set_aside_).any()  # some weighed relabels were left out
-    assert f"{np.count_nonzero(weighed & ~plc.set_aside_)} fitted on both" in line
+    n_fitted = np.count_nonzero(weighed & ~plc.set_aside_)
+    assert f"{n_fitted} relabels fitted on both" in line
