@@ -130,6 +130,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
         self.min_correction_rate = min_correction_rate
         self.warm_up = warm_up
         self.corrected_iter = np.full(self.labels.shape[0], -1, dtype=np.intp)
+        self.first_disputed = np.full(self.labels.shape[0], -1, dtype=np.intp)
         self.history = []
         self._changes = []
         self.converged = False
@@ -294,6 +295,36 @@ align_class_distribution`) to the class frequencies of the labels as given.
             )
         return proba
 
+    def label_evidence(self):
+        """Per sample, what the probabilities a pass reads say about the given label.
+
+        Returns
+        -------
+        evidence : dict of ndarray of shape (n_samples,)
+            ``"suggested"``: the top class; ``"given_ratio"``: the given label's
+            probability over the top one (below 1: disputed); ``"top_proba"``:
+            the top class's probability; ``"first_disputed"``: the first round
+            whose pass disputed or changed the label (-1: none). Rows the
+            recorded probabilities do not cover (another process's, under
+            ``rows``) hold -1 and NaN. All NaN before any probabilities.
+        """
+        n_samples = self.labels.shape[0]
+        evidence = {
+            "suggested": np.full(n_samples, -1, dtype=np.intp),
+            "given_ratio": np.full(n_samples, np.nan, dtype=np.float32),
+            "top_proba": np.full(n_samples, np.nan, dtype=np.float32),
+            "first_disputed": self.first_disputed.copy(),
+        }
+        if not self._window:
+            return evidence
+        proba = self.pass_proba()
+        evidence["suggested"][self.rows] = proba.argmax(axis=1)
+        evidence["given_ratio"][self.rows] = confidence_ratio(
+            proba, self.initial_labels[self.rows]
+        )
+        evidence["top_proba"][self.rows] = proba.max(axis=1)
+        return evidence
+
     def disputed(self, proba=None):
         """Samples whose current label the model still disputes, unrelabelled.
 
@@ -383,7 +414,11 @@ align_class_distribution`) to the class frequencies of the labels as given.
             self.labels = new_labels
             self.corrected_iter[changed] = round_index
             n_corrected = samples.shape[0]
-            n_disputed = int(np.count_nonzero(self.disputed(proba)))
+            disputed = self.disputed(proba)
+            n_disputed = int(np.count_nonzero(disputed))
+            first = self.first_disputed[self.rows]  # a copy where rows is an array
+            first[(first < 0) & (disputed | changed[self.rows])] = round_index
+            self.first_disputed[self.rows] = first
             self.converged = threshold >= self.theta_end and is_quiet_pass(
                 n_corrected, n_samples, self.min_correction_rate
             )

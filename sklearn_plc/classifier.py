@@ -40,6 +40,7 @@ from ._paths import NetPath, RefitPath, choose_path
 from ._paths.interface import RunSettings
 from ._paths.net import check_supported_input
 from ._report import outcome_line
+from ._review import given_labels, review_rows
 from ._validation import (
     HELD_OUT_CONFIDENCES,
     NET_CONFIDENCES,
@@ -298,6 +299,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         The samples left out of the final fit as doubtful (see ``doubtful``);
         all False when none were.
 
+    label_evidence_ : dict of ndarray of shape (n_samples,)
+        What the last averaged probabilities say of each given label:
+        ``"suggested"`` (the top class), ``"given_ratio"``, ``"top_proba"`` and
+        ``"first_disputed"`` (round); ``review_list()`` ranks them.
+
     relabel_weight_ : ndarray of float of shape (n_samples,)
         The weight of each sample's label (``labels_``) in the final fit, the
         given label fitted at the rest (see ``doubtful``); 1 where not weighed.
@@ -533,6 +539,43 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 )
             )
         return self
+
+    def review_list(self):
+        """The labels PLC disputes, one row each, the most likely mislabelled first.
+
+        A row per training sample whose given label the last averaged
+        probabilities put below another class, whose label PLC changed, or that
+        the final fit left out: its row of X (``sample``), the ``given`` and
+        the ``suggested`` label, what PLC did (``action``: ``"relabelled"``,
+        ``"left out"`` or ``"kept"``) and why (``reason``), and the evidence:
+        ``given_ratio`` (the given label's probability over the top class's;
+        the rows are sorted by it, lowest first), ``top_proba``,
+        ``first_disputed_round`` (-1: never disputed in a pass),
+        ``weight`` (of the final label in the final fit) and ``held_out``
+        (whether the probabilities came from models that did not train on the
+        sample). Check the top rows and fit again with the labels you verified
+        marked ``trusted`` (user guide, "Reviewing the disputed labels").
+
+        Returns
+        -------
+        rows : pandas.DataFrame or dict of ndarray
+            A DataFrame where pandas is installed, else its columns by name.
+        """
+        check_is_fitted(self, "labels_")
+        rows = review_rows(
+            labels=self.labels_,
+            given=given_labels(self.labels_, self.corrections_),
+            set_aside=self.set_aside_,
+            relabel_weight=self.relabel_weight_,
+            evidence=self.label_evidence_,
+            termination=self.termination_condition_,
+            held_out=self.confidence_ in HELD_OUT_CONFIDENCES,
+        )
+        try:
+            import pandas as pd
+        except ImportError:
+            return rows
+        return pd.DataFrame(rows)
 
     def _validate_for_predict(self, X):
         check_is_fitted(self, "estimator_")

@@ -199,6 +199,11 @@ class PLCCallback(Callback):
         indexed within the training split).
     corrector_ : LabelCorrector
         The state of the run behind those attributes.
+    label_evidence_ : dict of ndarray
+        Per training sample, what the last averaged outputs say about its given
+        label (``LabelCorrector.label_evidence``: the suggested class index,
+        the given label's ratio to the top probability, the top probability,
+        the first epoch that disputed it).
     training_positions_ : ndarray of int
         Positions, in the data passed to ``fit``, of the samples whose labels
         were corrected (all but the validation split).
@@ -414,6 +419,7 @@ class PLCCallback(Callback):
         if self.corrector_ is not None:
             recorded = self.corrector_.recorded
             self.recorded_device_ = str(recorded[-1].device) if recorded else None
+            self.label_evidence_ = self.corrector_.label_evidence()
             self.corrector_.release_recorded()
         self._store = self._sampler = self._epoch_proba = self._dataset_train = None
         self._shard = None  # holds the accelerator; set again by a further call

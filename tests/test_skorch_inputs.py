@@ -323,3 +323,14 @@ def test_the_instance_of_a_cloned_net_says_where_the_fitted_copy_is(data):
     assert dict(fitted.callbacks_)["plc"].labels_.shape == (300,)
     with pytest.raises(AttributeError, match=r"dict\(net.callbacks_\)"):
         _ = callback.labels_
+
+
+def test_a_nets_review_list_covers_its_training_samples(data):
+    X, y = data
+    flipped = np.where(np.arange(300) < 60, (y + 1) % 3, y)
+    model = plc(make_net(max_epochs=8), min_correction_rate=0).fit(X, flipped)
+    rows = model.review_list()
+    assert not rows["held_out"].any()  # the training passes' outputs
+    assert rows["given_ratio"].is_monotonic_increasing
+    changed = np.flatnonzero(model.labels_ != flipped)
+    assert set(changed) <= set(rows["sample"])

@@ -83,6 +83,9 @@ class RunResult:
         Per sample (of the corrector's rows), the weight of its label in the
         final fit, the given label having the rest (``relabel_weight_``);
         None: every label at weight 1.
+    label_evidence : dict or None
+        ``LabelCorrector.label_evidence()`` at the end of the run (of the
+        corrector's rows); None: none recorded.
     attributes : dict
         Further fitted attributes of this path, by name (e.g. ``warm_up_``).
     """
@@ -96,6 +99,7 @@ class RunResult:
     validation_indices: np.ndarray | None = None
     set_aside: np.ndarray | None = None
     relabel_weight: np.ndarray | None = None
+    label_evidence: dict | None = None
     attributes: dict = field(default_factory=dict)
 
     def fitted_attributes(self, classes, encoded):
@@ -120,6 +124,7 @@ class RunResult:
         if self.relabel_weight is not None:
             relabel_weight[positions] = self.relabel_weight
         return {
+            "label_evidence_": self._label_evidence(classes, encoded, positions),
             "classes_": classes,
             "labels_": classes[labels],
             "corrected_iter_": corrected_iter,
@@ -139,4 +144,29 @@ class RunResult:
             "set_aside_": set_aside,
             "relabel_weight_": relabel_weight,
             **self.attributes,
+        }
+
+    def _label_evidence(self, classes, encoded, positions):
+        """``label_evidence_`` over every row of X, in the caller's label space.
+
+        Rows without evidence (a net's validation split) suggest their given
+        label, with NaN ratios and no disputed round.
+        """
+        n_samples = encoded.shape[0]
+        suggested = encoded.copy()
+        given_ratio = np.full(n_samples, np.nan, dtype=np.float32)
+        top_proba = np.full(n_samples, np.nan, dtype=np.float32)
+        first_disputed = np.full(n_samples, -1, dtype=np.intp)
+        evidence = self.label_evidence
+        if evidence is not None:
+            covered = evidence["suggested"] >= 0
+            suggested[positions[covered]] = evidence["suggested"][covered]
+            given_ratio[positions] = evidence["given_ratio"]
+            top_proba[positions] = evidence["top_proba"]
+            first_disputed[positions] = evidence["first_disputed"]
+        return {
+            "suggested": classes[suggested],
+            "given_ratio": given_ratio,
+            "top_proba": top_proba,
+            "first_disputed": first_disputed,
         }

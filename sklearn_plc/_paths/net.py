@@ -90,6 +90,7 @@ class NetPath:
             termination=termination,
             estimator=net,
             positions=callback.training_positions_,
+            label_evidence=callback.label_evidence_,
             attributes={
                 "recorded_bytes_": callback.recorded_bytes_,
                 "warm_up_": callback.warm_up_,

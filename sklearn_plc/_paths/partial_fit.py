@@ -131,6 +131,7 @@ class PartialFitPath:
             corrector=corrector,
             termination=termination,
             estimator=model,
+            label_evidence=corrector.label_evidence(),
             attributes={"warm_up_": corrector.warm_up},
         )
 

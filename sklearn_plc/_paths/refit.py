@@ -218,6 +218,7 @@ class RefitPath:
             validation_indices=judged,
             set_aside=set_aside,
             relabel_weight=ending.relabel_weight,
+            label_evidence=corrector.label_evidence(),
         )
 
     def _end(

@@ -1,0 +1,120 @@
+"""The labels PLC disputes, as a list for a person to review, most suspect first.
+
+A pure function of a fitted run's attributes (:func:`review_rows`);
+``PLCClassifier.review_list`` turns its columns into a DataFrame where pandas is
+installed.
+"""
+
+import numpy as np
+
+# The endings that return the labels as given: why a disputed label was kept
+KEPT_BECAUSE = {
+    "not_memorising": "kept: the model does not memorise, so its disputes are "
+    "not evidence",
+    "too_weak_to_judge": "kept: the model is too weak to judge the labels",
+    "undone": "kept: the corrections trained worse models and were undone",
+    "corrections_contested": "kept: the corrections were contested",
+}
+# Why the final fit left a sample out, by ending
+LEFT_OUT_BECAUSE = {
+    "not_memorising": "left out: the model surely disputes it, and models "
+    "trained without such samples did clearly better",
+    "too_weak_to_judge": "left out: it looks drawn at random",
+    "undone": "left out: it looks drawn at random",
+    "corrections_contested": "left out: confident learning disputes it",
+}
+
+
+def given_labels(labels, corrections):
+    """The labels as given: `labels` with `corrections` replayed backwards."""
+    given = np.array(labels, copy=True)
+    for sample, old in zip(
+        corrections["sample"][::-1], corrections["from"][::-1], strict=True
+    ):
+        given[sample] = old
+    return given
+
+
+def review_rows(
+    *,
+    labels,
+    given,
+    set_aside,
+    relabel_weight,
+    evidence,
+    termination,
+    held_out,
+):
+    """One row per disputed sample, the most likely mislabelled first.
+
+    A sample is disputed where the last averaged probabilities put another
+    class above its given label (``given_ratio < 1``), where its label was
+    changed, or where the final fit left it out. Rows are ranked by
+    ``given_ratio`` (the given label's probability over the top one), lowest
+    first, then by the top probability, highest first.
+
+    Parameters
+    ----------
+    labels, given : ndarray of shape (n_samples,)
+        The final and the given labels, in the caller's label space.
+    set_aside : ndarray of bool of shape (n_samples,)
+        The samples the final fit left out.
+    relabel_weight : ndarray of float of shape (n_samples,)
+        The weight of each final label in the final fit.
+    evidence : dict of ndarray
+        ``label_evidence_``: ``"suggested"``, ``"given_ratio"``,
+        ``"top_proba"``, ``"first_disputed"``.
+    termination : str
+        ``termination_condition_``.
+    held_out : bool
+        Whether the probabilities were held out (``"cv"`` or ``"oob"``).
+
+    Returns
+    -------
+    rows : dict of ndarray
+        ``"sample"`` (row of X), ``"given"``, ``"suggested"``, ``"action"``
+        (``"relabelled"``, ``"left out"`` or ``"kept"``), ``"reason"``,
+        ``"given_ratio"``, ``"top_proba"``, ``"first_disputed_round"``,
+        ``"weight"`` (of the final label) and ``"held_out"``.
+    """
+    ratio = evidence["given_ratio"]
+    changed = labels != given
+    disputed = (np.nan_to_num(ratio, nan=1.0) < 1) | changed | set_aside
+    samples = np.flatnonzero(disputed)
+    order = np.lexsort(
+        (
+            -np.nan_to_num(evidence["top_proba"][samples]),
+            np.nan_to_num(ratio[samples], nan=np.inf),
+        )
+    )
+    samples = samples[order]
+    action = np.where(
+        set_aside[samples], "left out", np.where(changed[samples], "relabelled", "kept")
+    )
+    reason = np.array([_reason(a, termination) for a in action], dtype=object)
+    weighed = (relabel_weight[samples] < 1) & (action == "relabelled")
+    reason[weighed] = "relabelled, the final fit weighing it against the given label"
+    return {
+        "sample": samples,
+        "given": given[samples],
+        "suggested": evidence["suggested"][samples],
+        "action": action,
+        "reason": reason,
+        "given_ratio": ratio[samples],
+        "top_proba": evidence["top_proba"][samples],
+        "first_disputed_round": evidence["first_disputed"][samples],
+        "weight": relabel_weight[samples],
+        "held_out": np.full(samples.shape[0], held_out),
+    }
+
+
+def _reason(action, termination):
+    if action == "relabelled":
+        return "relabelled: the given label is below the threshold"
+    if action == "left out":
+        return LEFT_OUT_BECAUSE.get(
+            termination,
+            "left out: doubtful (still disputed, drawn at random, or a "
+            "relabel the estimator cannot weigh)",
+        )
+    return KEPT_BECAUSE.get(termination, "kept: not sure enough to relabel")

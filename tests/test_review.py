@@ -1,0 +1,134 @@
+"""The review list (PLCClassifier.review_list): disputed labels, most suspect first."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+from sklearn.linear_model import LogisticRegression
+from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from sklearn_plc import PLCClassifier
+from sklearn_plc._review import given_labels, review_rows
+from sklearn_plc.noise import PMDNoise
+
+pd = pytest.importorskip("pandas")
+
+
+@pytest.fixture(scope="module")
+def digits_pmd():
+    X, y = load_digits(return_X_y=True)
+    _, y_noisy = PMDNoise("I", 0.35, random_state=0).fit_resample(X, y)
+    return X, y, y_noisy
+
+
+@pytest.fixture(scope="module")
+def forest_run(digits_pmd):
+    X, _, y_noisy = digits_pmd
+    return PLCClassifier(random_state=0).fit(X, y_noisy)
+
+
+def test_the_list_ranks_the_given_labels_least_likely_first(forest_run):
+    rows = forest_run.review_list()
+    assert isinstance(rows, pd.DataFrame)
+    assert rows["given_ratio"].is_monotonic_increasing
+    assert rows["held_out"].all()  # the forest judged out of bag
+
+
+def test_the_top_of_the_list_is_mostly_wrong_labels(forest_run, digits_pmd):
+    _, y, y_noisy = digits_pmd
+    rows = forest_run.review_list()
+    wrong = y_noisy != y
+    assert wrong[rows["sample"][:100]].mean() > 2 * wrong.mean()
+
+
+def test_every_changed_label_is_listed_with_its_given_and_final_label(
+    forest_run, digits_pmd
+):
+    _, _, y_noisy = digits_pmd
+    rows = forest_run.review_list().set_index("sample")
+    changed = np.flatnonzero(forest_run.labels_ != y_noisy)
+    assert set(changed) <= set(rows.index)
+    np.testing.assert_array_equal(rows.loc[changed, "given"], y_noisy[changed])
+    assert (rows.loc[changed, "action"] == "relabelled").all()
+
+
+def test_the_given_labels_are_replayed_from_the_corrections(forest_run, digits_pmd):
+    _, _, y_noisy = digits_pmd
+    given = given_labels(forest_run.labels_, forest_run.corrections_)
+    np.testing.assert_array_equal(given, y_noisy)
+
+
+def plain_evidence(ratio, suggested):
+    n = len(ratio)
+    return {
+        "suggested": np.asarray(suggested),
+        "given_ratio": np.asarray(ratio, dtype=np.float32),
+        "top_proba": np.full(n, 0.8, dtype=np.float32),
+        "first_disputed": np.zeros(n, dtype=np.intp),
+    }
+
+
+def test_a_kept_run_says_why_each_disputed_label_was_kept():
+    given = np.array([0, 1, 1, 0])
+    rows = review_rows(
+        labels=given,
+        given=given,
+        set_aside=np.zeros(4, dtype=bool),
+        relabel_weight=np.ones(4),
+        evidence=plain_evidence([1.0, 0.2, 0.6, np.nan], [0, 0, 0, 0]),
+        termination="undone",
+        held_out=True,
+    )
+    assert rows["sample"].tolist() == [1, 2]  # ranked; NaN and agreeing left out
+    assert set(rows["action"]) == {"kept"}
+    assert all("undone" in reason for reason in rows["reason"])
+
+
+def test_a_sample_left_out_is_listed_as_left_out_with_its_reason():
+    given = np.array([0, 1, 1, 0])
+    rows = review_rows(
+        labels=given,
+        given=given,
+        set_aside=np.array([False, False, False, True]),
+        relabel_weight=np.ones(4),
+        evidence=plain_evidence([1.0, 1.0, 1.0, 1.0], [0, 1, 1, 0]),
+        termination="corrections_contested",
+        held_out=True,
+    )
+    assert rows["sample"].tolist() == [3]
+    assert rows["action"].tolist() == ["left out"]
+    assert "confident learning" in rows["reason"][0]
+
+
+def test_a_weighed_relabel_says_the_final_fit_weighed_it():
+    given = np.array([0, 1])
+    rows = review_rows(
+        labels=np.array([1, 1]),
+        given=given,
+        set_aside=np.zeros(2, dtype=bool),
+        relabel_weight=np.array([0.7, 1.0]),
+        evidence=plain_evidence([0.2, 1.0], [1, 1]),
+        termination="converged",
+        held_out=True,
+    )
+    assert rows["sample"].tolist() == [0]
+    assert "weighing" in rows["reason"][0] and rows["weight"][0] == 0.7
+
+
+def test_the_list_works_for_an_estimator_last_in_a_pipeline(digits_pmd):
+    X, _, y_noisy = digits_pmd
+    model = make_pipeline(StandardScaler(), PLCClassifier(LogisticRegression()))
+    model.fit(X[:600], y_noisy[:600])
+    rows = model[-1].review_list()
+    assert len(rows) > 0 and rows["sample"].max() < 600
+
+
+def test_the_list_works_for_a_partial_fit_run(digits_pmd):
+    X, _, y_noisy = digits_pmd
+    mlp = MLPClassifier((32,), max_iter=40, random_state=0)
+    plc = PLCClassifier(make_pipeline(StandardScaler(), mlp), random_state=0)
+    plc.fit(X, y_noisy)
+    rows = plc.review_list()
+    assert plc.confidence_ == "eval_pass" and not rows["held_out"].any()
+    assert (rows["action"] == "relabelled").sum() == (plc.labels_ != y_noisy).sum()
