@@ -36,7 +36,7 @@ from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
 from sklearn_plc import PLCClassifier
-from sklearn_plc.metrics import label_recovery_report
+from sklearn_plc.metrics import label_recovery_report, precision_at_k
 from sklearn_plc.noise import (
     AsymmetricNoise,
     HybridNoise,
@@ -436,6 +436,7 @@ def run_cell(
         return row
     n_classes = int(np.max(y_train)) + 1  # the loaders' labels are 0..K-1
     row["noisy_confusion"] = noisy_confusion(y_train, y_noisy, n_classes).tolist()
+    precision = functools.partial(_review_precision, y_noisy=y_noisy, y_clean=y_train)
     for method in methods:
         model = _make_method(method, dataset, seed, plc_params)
         accuracy, fit_s = _fit_and_score(
@@ -448,6 +449,7 @@ def run_cell(
                 n_iter=int(model.n_iter_),
                 termination=model.termination_condition_,
                 final_threshold=float(model.theta_),
+                **precision(_plc_ranking(model)),
             )
             if model.selection_ is not None:  # the held-out evidence for the labels
                 row[method].update(
@@ -459,12 +461,35 @@ def run_cell(
         elif method == "cleanlab":
             flagged = np.asarray(model.label_issues_df["is_label_issue"])
             wrong = y_noisy != y_train
+            quality = np.asarray(model.label_issues_df["label_quality"])
             row[method].update(
                 n_flagged=int(flagged.sum()),
                 flagged_precision=float(wrong[flagged].mean()) if flagged.any() else 0,
                 flagged_recall=float(flagged[wrong].mean()) if wrong.any() else 0,
+                **precision(np.argsort(quality, kind="stable")),
             )
     return row
+
+
+# How many samples a reviewer checks, for the review lists' precision
+REVIEW_KS = (50, 100, 200)
+
+
+def _plc_ranking(plc):
+    """Every sample, most suspect first: the review list, then the samples PLC
+    does not dispute, the least sure first (a reviewer who goes on past the list)."""
+    listed = np.asarray(plc.review_list()["sample"])
+    rest = np.setdiff1d(np.arange(plc.labels_.shape[0]), listed)
+    top = np.nan_to_num(plc.label_evidence_["top_proba"][rest], nan=1.0)
+    return np.concatenate([listed, rest[np.argsort(top, kind="stable")]])
+
+
+def _review_precision(ranking, *, y_noisy, y_clean):
+    """``precision_at_K`` of a review ranking (most suspect first), per K."""
+    return {
+        f"precision_at_{k}": precision_at_k(ranking, y_noisy, y_clean, k)
+        for k in REVIEW_KS
+    }
 
 
 # --- the run ------------------------------------------------------------------
@@ -629,6 +654,11 @@ def summarise(rows):
                 entry[key_name] = float(
                     np.mean([r["cleanlab"][key_name] for r in reached])
                 )
+        for method in {"PLC", "cleanlab"} & set(methods):
+            for k in REVIEW_KS:  # the review lists' precision (not in older logs)
+                values = [r[method].get(f"precision_at_{k}") for r in reached]
+                if None not in values:
+                    entry[f"{method}_precision_at_{k}"] = float(np.mean(values))
         summary[key] = entry
     return summary
 
@@ -795,7 +825,8 @@ def format_tables(rows, meta):
             f"Clean labels (upper bound): {_mean_std(clean.get(name, [np.nan]))}.",
         ]
         for table in TABLES:
-            noises = [  # a dataset runs only some cells (the forests: MEMORISING_NOISES)
+            # a dataset runs only some cells (the forests: MEMORISING_NOISES)
+            noises = [
                 n
                 for n in meta["noises"]
                 if NOISE_CELLS[n].table == table and (name, n) in summary
@@ -889,7 +920,32 @@ def format_tables(rows, meta):
                 f"- Label purity after ≥ before in {figures['purity_not_lowered']} of "
                 f"{figures['purity_cells']} cells outside the 70% PMD rows."
             )
+        review = review_figures(summary)
+        if review["cells"]:
+            lines.append(
+                "- Review lists: PLC's at least as precise as cleanlab's ranking in "
+                + ", ".join(
+                    f"{review[k]} of {review['cells']} cells for the first {k}"
+                    for k in REVIEW_KS
+                )
+                + "."
+            )
     return "\n".join(lines)
+
+
+def review_figures(summary):
+    """Cells where PLC's review list is at least as precise as cleanlab's, per k."""
+    cells = [
+        e for e in summary.values() if f"cleanlab_precision_at_{REVIEW_KS[0]}" in e
+    ]
+    cells = [e for e in cells if f"PLC_precision_at_{REVIEW_KS[0]}" in e]
+    figures = {"cells": len(cells)}
+    for k in REVIEW_KS:
+        figures[k] = sum(
+            at_least(e[f"PLC_precision_at_{k}"], e[f"cleanlab_precision_at_{k}"])
+            for e in cells
+        )
+    return figures
 
 
 def _recovery_lines(summary, meta):
@@ -914,6 +970,7 @@ def _recovery_lines(summary, meta):
         "| flagged precision | flagged recall |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    rows = []
     for (name, noise), entry in summary.items():
         if "PLC" not in entry:
             continue
@@ -930,6 +987,34 @@ def _recovery_lines(summary, meta):
             f"| {100 * entry['damage']:.1f} | {_weighed_cell(entry)} "
             f"| {_set_aside_cell(entry)} | {clean_cols} |"
         )
+        if f"cleanlab_precision_at_{REVIEW_KS[0]}" in entry:
+            rows.append(
+                f"| {name} | {NOISE_CELLS[noise].label} | "
+                + " | ".join(
+                    f"{100 * entry[f'PLC_precision_at_{k}']:.0f} / "
+                    f"{100 * entry[f'cleanlab_precision_at_{k}']:.0f}"
+                    for k in REVIEW_KS
+                )
+                + " |"
+            )
+    if rows:
+        lines += [
+            "",
+            "### Review lists",
+            "",
+            "The share of truly wrong labels among the first k samples of PLC's "
+            "review list (`review_list()`, the given label's probability over the "
+            "top class's, lowest first, then the labels it does not dispute, the "
+            "least sure first) / of cleanlab's ranking (its "
+            "`label_quality`, lowest first), on the same noisy labels. Means over "
+            "seeds, in %.",
+            "",
+            "| dataset | noise | "
+            + " | ".join(f"first {k}: PLC / cleanlab" for k in REVIEW_KS)
+            + " |",
+            "|---|---|" + "---:|" * len(REVIEW_KS),
+            *rows,
+        ]
     return lines
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 from sklearn.utils.validation import check_consistent_length, column_or_1d
 
-__all__ = ["label_recovery_report"]
+__all__ = ["label_recovery_report", "precision_at_k"]
 
 
 def _ratio(numerator, denominator):
@@ -166,3 +166,36 @@ def label_recovery_report(
             right_weight[trained].sum(), np.count_nonzero(trained)
         ),
     }
+
+
+def precision_at_k(ranking, y_noisy, y_clean, k):
+    """Share of wrong labels among the first `k` samples of a review ranking.
+
+    Parameters
+    ----------
+    ranking : array-like of int
+        Sample indices, the most suspect first (e.g. ``review_list()["sample"]``,
+        or cleanlab's label-quality order). Shorter than `k`: the missing places
+        count as reviews that found nothing.
+    y_noisy, y_clean : array-like of shape (n_samples,)
+        The labels as given, and the true ones (known in an experiment).
+    k : int >= 1
+        How many samples a reviewer checks; at most the number of samples.
+
+    Returns
+    -------
+    precision : float
+
+    Examples
+    --------
+    >>> from sklearn_plc.metrics import precision_at_k
+    >>> precision_at_k([2, 0, 1], [0, 1, 1], [0, 1, 0], k=2)
+    0.5
+    """
+    y_noisy, y_clean = column_or_1d(y_noisy), column_or_1d(y_clean)
+    check_consistent_length(y_noisy, y_clean)
+    k = min(int(k), y_noisy.shape[0])
+    if k < 1:
+        raise ValueError(f"k must be at least 1; got {k}.")
+    top = np.asarray(ranking, dtype=np.intp)[:k]
+    return float(np.count_nonzero(y_noisy[top] != y_clean[top]) / k)

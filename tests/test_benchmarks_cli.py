@@ -45,6 +45,10 @@ def test_tables_cli_writes_markdown_json_and_a_plot_for_a_tiny_grid(tmp_path, ca
     assert "| Type-I (35%) |" in table
     assert "| Type-II + 30% Uniform |" in table
     assert "PLC ≥ cleanlab in" in table
+    assert "### Review lists" in table and "- Review lists: PLC's" in table
+    for run in cells:
+        for method in ("PLC", "cleanlab"):
+            assert 0 <= run[method]["precision_at_50"] <= 1
     # blobs-2d keeps its labels: no precision to report, a dash rather than "nan"
     assert "| nan |" not in table
     assert (folder / "gains.png").read_bytes()[:4] == b"\x89PNG"
@@ -404,3 +408,18 @@ def test_the_noise_choices_name_each_cell_once():
     subparsers = _parser()._subparsers._group_actions[0].choices
     (noises,) = [a for a in subparsers["unseen"]._actions if a.dest == "noises"]
     assert len(noises.choices) == len(set(noises.choices))
+
+
+def test_review_figures_count_cells_where_plcs_list_is_at_least_as_precise():
+    from benchmarks.tables import review_figures
+
+    def cell(plc, cleanlab):
+        return {
+            **{f"PLC_precision_at_{k}": plc for k in (50, 100, 200)},
+            **{f"cleanlab_precision_at_{k}": cleanlab for k in (50, 100, 200)},
+        }
+
+    summary = {("a", "I-35"): cell(0.9, 0.8), ("b", "I-35"): cell(0.5, 0.7)}
+    summary[("c", "I-35")] = {"PLC_precision_at_50": 1.0}  # no cleanlab: not counted
+    figures = review_figures(summary)
+    assert figures["cells"] == 2 and figures[50] == figures[200] == 1

@@ -146,3 +146,12 @@ def test_a_pipeline_as_the_corrected_labels_points_to_its_last_step():
     pipe = make_pipeline(PLCClassifier(LogisticRegression()))
     with pytest.raises(ValueError, match=r"Pipeline without labels_.*pipe\[-1\]"):
         label_recovery_report([0, 1], [0, 1], pipe)
+
+
+def test_precision_at_k_counts_the_wrong_labels_among_the_first_k():
+    from sklearn_plc.metrics import precision_at_k
+
+    y_noisy, y_clean = np.array([0, 1, 1, 0]), np.array([0, 0, 1, 1])
+    assert precision_at_k([1, 3, 0, 2], y_noisy, y_clean, k=2) == 1.0
+    assert precision_at_k([0, 2, 1, 3], y_noisy, y_clean, k=2) == 0.0
+    assert precision_at_k([1], y_noisy, y_clean, k=2) == 0.5  # one place unfilled
