@@ -1,6 +1,6 @@
 """
 Reviewing the disputed labels: PLC's list, a person's check, and a refit
-=======================================================================
+========================================================================
 
 PLC ranks the labels it disputes (``review_list()``), the most likely wrong
 first. A reviewer checks the top of that list, keeps or corrects each label,
