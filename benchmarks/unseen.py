@@ -196,11 +196,11 @@ def run_cell(dataset, model, noise, seed, plc_params, cleanlab=True):
     start = time.perf_counter()
     standard.fit(X_train, y_noisy)
     row["standard_s"] = time.perf_counter() - start
-    row["standard"] = float(np.mean(standard.predict(X_test) == y_test))
+    row["standard"], row["standard_balanced"] = _accuracies(standard, X_test, y_test)
     start = time.perf_counter()
     plc.fit(X_train, y_noisy)
     row["plc_s"] = time.perf_counter() - start
-    row["plc"] = float(np.mean(plc.predict(X_test) == y_test))
+    row["plc"], row["plc_balanced"] = _accuracies(plc, X_test, y_test)
     row["purity_before"] = float(np.mean(y_noisy == y_train))
     row["purity_after"] = float(np.mean(plc.labels_ == y_train))
     row["termination"] = plc.termination_condition_
@@ -216,8 +216,19 @@ def run_cell(dataset, model, noise, seed, plc_params, cleanlab=True):
         start = time.perf_counter()
         cleaner.fit(X_train, y_noisy)
         row["cleanlab_s"] = time.perf_counter() - start
-        row["cleanlab"] = float(np.mean(cleaner.predict(X_test) == y_test))
+        row["cleanlab"], row["cleanlab_balanced"] = _accuracies(cleaner, X_test, y_test)
     return row
+
+
+def _accuracies(model, X_test, y_test):
+    """``(accuracy, balanced accuracy)`` of `model` on the clean test labels."""
+    from sklearn.metrics import balanced_accuracy_score
+
+    predicted = model.predict(X_test)
+    return (
+        float(np.mean(predicted == y_test)),
+        float(balanced_accuracy_score(y_test, predicted)),
+    )
 
 
 def summarise(rows):
@@ -237,6 +248,14 @@ def summarise(rows):
             "kept": sum(r["termination"] in KEPT for r in runs),
             "undone": sum(r["undone"] for r in runs),
         }
+        if all("plc_balanced" in r for r in runs):  # not in older logs
+            summary[key]["balanced_gain"] = 100 * np.mean(
+                [r["plc_balanced"] - r["standard_balanced"] for r in runs]
+            )
+            if all("cleanlab_balanced" in r for r in runs):
+                summary[key]["cleanlab_balanced_gain"] = 100 * np.mean(
+                    [r["cleanlab_balanced"] - r["standard_balanced"] for r in runs]
+                )
         if all("cleanlab" in r for r in runs):
             summary[key]["cleanlab_gain"] = 100 * np.mean(
                 [r["cleanlab"] - r["standard"] for r in runs]
@@ -336,6 +355,19 @@ def format_unseen(summary, meta):
             f"{sum(g >= -0.5 for g in gains)} | {min(gains):+.1f} | "
             f"{np.median([cell['cost'] for cell in cells]):.1f}× | {versus} |"
         )
+    balanced = [c for c in summary.values() if "balanced_gain" in c]
+    if balanced:
+        line = (
+            f"Balanced accuracy, mean Δ over {len(balanced)} cells: PLC "
+            f"{np.mean([c['balanced_gain'] for c in balanced]):+.2f}"
+        )
+        with_cleanlab = [c for c in balanced if "cleanlab_balanced_gain" in c]
+        if with_cleanlab:
+            line += (
+                f", cleanlab "
+                f"{np.mean([c['cleanlab_balanced_gain'] for c in with_cleanlab]):+.2f}"
+            )
+        lines += ["", line + "."]
     paired = paired_with_cleanlab(summary)
     if paired is not None:
         lines += [

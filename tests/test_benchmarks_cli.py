@@ -49,6 +49,9 @@ def test_tables_cli_writes_markdown_json_and_a_plot_for_a_tiny_grid(tmp_path, ca
     for run in cells:
         for method in ("PLC", "cleanlab"):
             assert 0 <= run[method]["precision_at_50"] <= 1
+        for method in ("Standard", "PLC", "cleanlab"):
+            assert 0 <= run[method]["balanced_accuracy"] <= 1
+    assert "- Balanced accuracy, mean gain over Standard on" in table
     # blobs-2d keeps its labels: no precision to report, a dash rather than "nan"
     assert "| nan |" not in table
     assert (folder / "gains.png").read_bytes()[:4] == b"\x89PNG"
@@ -315,6 +318,8 @@ def test_unseen_cli_writes_a_table_of_standard_and_plc_per_cell(tmp_path):
     assert 0.6 < run["purity_before"] < 0.8  # 30% uniform noise
     table = (tmp_path / "unseen" / "unseen.md").read_text()
     assert "| naive-bayes | breast_cancer | U30 |" in table
+    assert 0 <= run["plc_balanced"] <= 1 and 0 <= run["cleanlab_balanced"] <= 1
+    assert "Balanced accuracy, mean Δ over 1 cells: PLC" in table
 
 
 def test_unseen_runs_its_second_check_when_named(tmp_path):
