@@ -543,23 +543,19 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def review_list(self):
         """The labels PLC disputes, one row each, the most likely mislabelled first.
 
-        A row per training sample whose given label the last averaged
-        probabilities put below another class, whose label PLC changed, or that
-        the final fit left out: its row of X (``sample``), the ``given`` and
-        the ``suggested`` label, what PLC did (``action``: ``"relabelled"``,
-        ``"left out"`` or ``"kept"``) and why (``reason``), and the evidence:
-        ``given_ratio`` (the given label's probability over the top class's;
-        the rows are sorted by it, lowest first), ``top_proba``,
-        ``first_disputed_round`` (-1: never disputed in a pass),
-        ``weight`` (of the final label in the final fit) and ``held_out``
-        (whether the probabilities came from models that did not train on the
-        sample). Check the top rows and fit again with the labels you verified
-        marked ``trusted`` (user guide, "Reviewing the disputed labels").
+        A row per label the last averaged probabilities put below another
+        class, that PLC changed, or that the final fit left out: the sample,
+        its given and suggested label, what PLC did and why, and the evidence,
+        sorted by ``given_ratio`` (the given label's probability over the top
+        class's), lowest first. Check the top rows, then fit again with the
+        labels you verified marked ``trusted``. User guide: "Reviewing the
+        disputed labels".
 
         Returns
         -------
         rows : pandas.DataFrame or dict of ndarray
-            A DataFrame where pandas is installed, else its columns by name.
+            A DataFrame where pandas is installed, else its columns by name
+            (see :func:`sklearn_plc._review.review_rows`).
         """
         check_is_fitted(self, "labels_")
         rows = review_rows(

@@ -121,6 +121,15 @@ def check_distributions(proba):
         )
 
 
+def _corrector_attribute(name, attribute, doc):
+    """A fitted attribute `name` of PLCCallback: its corrector's `attribute`."""
+
+    def get(callback):
+        return getattr(callback._fitted_corrector(name), attribute)
+
+    return property(get, doc=doc)
+
+
 class PLCCallback(Callback):
     """Progressive label correction after every epoch of a skorch net's training.
 
@@ -318,35 +327,16 @@ class PLCCallback(Callback):
             )
         return corrector
 
-    @property
-    def labels_(self):
-        """The corrected training labels (class indices)."""
-        return self._fitted_corrector("labels_").labels
-
-    @property
-    def corrected_iter_(self):
-        """Epoch of each training label's last change, -1 if never changed."""
-        return self._fitted_corrector("corrected_iter_").corrected_iter
-
-    @property
-    def corrections_(self):
-        """Every label change, as parallel arrays (see ``PLCClassifier``)."""
-        return self._fitted_corrector("corrections_").corrections
-
-    @property
-    def history_(self):
-        """One record per epoch (see ``PLCClassifier.history_``)."""
-        return self._fitted_corrector("history_").history
-
-    @property
-    def n_iter_(self):
-        """Epochs run."""
-        return self._fitted_corrector("n_iter_").n_rounds
-
-    @property
-    def theta_(self):
-        """The threshold after the last epoch."""
-        return self._fitted_corrector("theta_").threshold
+    labels_ = _corrector_attribute("labels_", "labels", "The corrected labels.")
+    corrected_iter_ = _corrector_attribute(
+        "corrected_iter_", "corrected_iter", "Epoch of each label's last change."
+    )
+    corrections_ = _corrector_attribute(
+        "corrections_", "corrections", "Every label change, as parallel arrays."
+    )
+    history_ = _corrector_attribute("history_", "history", "One record per epoch.")
+    n_iter_ = _corrector_attribute("n_iter_", "n_rounds", "Epochs run.")
+    theta_ = _corrector_attribute("theta_", "threshold", "The last threshold.")
 
     # --- set-up and tear-down ---------------------------------------------------
 
