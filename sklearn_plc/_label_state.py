@@ -295,8 +295,13 @@ align_class_distribution`) to the class frequencies of the labels as given.
             )
         return proba
 
-    def label_evidence(self):
+    def label_evidence(self, proba=None):
         """Per sample, what the probabilities a pass reads say about the given label.
+
+        Parameters
+        ----------
+        proba : ndarray of shape (n_rows, n_classes) or None, default=None
+            What a pass reads (:meth:`pass_proba`), if already at hand.
 
         Returns
         -------
@@ -315,9 +320,10 @@ align_class_distribution`) to the class frequencies of the labels as given.
             "top_proba": np.full(n_samples, np.nan, dtype=np.float32),
             "first_disputed": self.first_disputed.copy(),
         }
-        if not self._window:
-            return evidence
-        proba = self.pass_proba()
+        if proba is None:
+            if not self._window:
+                return evidence
+            proba = self.pass_proba()
         evidence["suggested"][self.rows] = proba.argmax(axis=1)
         evidence["given_ratio"][self.rows] = confidence_ratio(
             proba, self.initial_labels[self.rows]

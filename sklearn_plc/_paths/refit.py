@@ -95,6 +95,8 @@ class _Loop:
     model_labels: np.ndarray | None = None
     memorisation: dict | None = None
     first_proba: np.ndarray | None = None
+    # what the last pass read; neither the ending nor an undo changes it
+    pass_proba: np.ndarray | None = None
 
 
 class RefitPath:
@@ -218,7 +220,7 @@ class RefitPath:
             validation_indices=judged,
             set_aside=set_aside,
             relabel_weight=ending.relabel_weight,
-            label_evidence=corrector.label_evidence(),
+            label_evidence=corrector.label_evidence(loop.pass_proba),
         )
 
     def _end(
@@ -323,8 +325,8 @@ class RefitPath:
             last=None if judge is None else judge.last,
             first_proba=loop.first_proba,
             memorisation=loop.memorisation,
-            pass_proba=corrector.pass_proba() if held_out else None,
-            disputed=corrector.disputed() if held_out else None,
+            pass_proba=loop.pass_proba if held_out else None,
+            disputed=corrector.disputed(loop.pass_proba) if held_out else None,
             trusted=corrector.trusted,
             validation=loop.validation,
         )
@@ -505,6 +507,7 @@ class RefitPath:
                     loop.stopped = "converged"
                     break
             progress.set_postfix_str(loop.stopped)
+        loop.pass_proba = corrector.pass_proba()
         if loop.stopped == "max_iter":
             warnings.warn(
                 f"PLC stopped at max_iter={settings.max_iter} rounds before a quiet "
