@@ -43,21 +43,36 @@ def _parser():
     grid.add_argument(
         "--datasets",
         nargs="+",
-        choices=[*DATASETS, *unseen.DATASETS, *unseen.FRESH_DATASETS],
+        choices=[
+            *DATASETS,
+            *unseen.DATASETS,
+            *unseen.FRESH_DATASETS,
+            *unseen.RARE_DATASETS,
+        ],
         help="datasets to run (default: all of the command's own; unseen's "
         "second check, run only when named: "
         f"{' '.join(unseen.FRESH_DATASETS)}, with --noises "
-        f"{' '.join(unseen.FRESH_NOISES)})",
+        f"{' '.join(unseen.FRESH_NOISES)}; its rare-class check: "
+        f"{' '.join(unseen.RARE_DATASETS)}, with --noises "
+        f"{' '.join(unseen.RARE_NOISES)})",
     )
     grid.add_argument(
         "--noises",
         nargs="+",
         choices=list(
-            dict.fromkeys((*NOISE_CELLS, *unseen.NOISES, *unseen.FRESH_NOISES))
+            dict.fromkeys(
+                (
+                    *NOISE_CELLS,
+                    *unseen.NOISES,
+                    *unseen.FRESH_NOISES,
+                    *unseen.RARE_NOISES,
+                )
+            )
         ),
         help="noise cells: PMD type and level (I-35, …, III-70) or PMD 35%% + "
         "uniform 30/60%% or asymmetric 30%% (I+U30, …, III+A30); default: all. "
-        "unseen: I-35, III-35 and U30 (uniform 30%%)",
+        "unseen: I-35, III-35 and U30 (uniform 30%%); P30: 30%% of class 1 "
+        "labelled 0",
     )
     grid.add_argument(
         "--seeds",
@@ -184,11 +199,17 @@ def main(argv=None):
             FRESH_NOISES,
             MODELS,
             NOISES,
+            RARE_DATASETS,
+            RARE_NOISES,
             SEEDS,
             run_unseen,
         )
 
-        _check_known(args, {**DATASETS, **FRESH_DATASETS}, (*NOISES, *FRESH_NOISES))
+        _check_known(
+            args,
+            {**DATASETS, **FRESH_DATASETS, **RARE_DATASETS},
+            (*NOISES, *FRESH_NOISES, *RARE_NOISES),
+        )
         folder = output / "unseen"
         print(
             run_unseen(

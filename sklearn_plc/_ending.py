@@ -34,16 +34,15 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ._judge import JudgedRefit, corrections_verdict, leave_out_verdict
+from ._judge import JudgedRefit, corrections_verdict, removal_verdict
 from ._random_label_detector import random_labels
 from ._thresholds import (
-    LEAVE_OUT_STANDARD_ERRORS,
     RANDOM_LABELS_MIN_MEMORISATION,
+    REMOVAL_STANDARD_ERRORS,
     UNDO_STANDARD_ERRORS,
-    sure_ratio_for,
 )
-from .correction import confidence_ratio, relabel_weights
-from .evidence import confident_label_issues
+from .correction import relabel_weights
+from .evidence import confident_label_issues, kept_label_rates
 
 # The outcomes of a run that returns the labels as given...
 LABELS_KEPT = ("not_memorising", "too_weak_to_judge", "undone")
@@ -136,6 +135,9 @@ class RunEvidence:
         Verified labels, never left out.
     validation : ndarray of int or None
         The samples no correcting model trained on.
+    judged : ndarray of int or None
+        The samples whose held-out predictions judge (the ``agrees`` of
+        `reference` and `last`, in order); None: every sample.
     fitted : dict
         What the path fitted at a :class:`FitRequest`, by its name; None where
         it could not be fitted.
@@ -152,6 +154,7 @@ class RunEvidence:
     disputed: np.ndarray | None = None
     trusted: np.ndarray | None = None
     validation: np.ndarray | None = None
+    judged: np.ndarray | None = None
     fitted: dict = field(default_factory=dict)
 
     def with_fitted(self, name, value):
@@ -171,8 +174,9 @@ class FitRequest:
     - ``"contest"``: new held-out probabilities of every sample on the labels
       as given (new folds of ``cv``, or one new out-of-bag ensemble); the path
       records them;
-    - ``"left_out"``: the run's folds on the labels as given, without the
-      samples in ``left_out``; the path records, per judged sample, whether
+    - ``"removal"``: the run's folds (out of bag: one ensemble) on the labels
+      as given, without the samples in ``left_out``, each sample fitted at
+      its ``weights`` (None: 1); the path records, per judged sample, whether
       they agree with its given label.
     """
 
@@ -202,6 +206,9 @@ class Ending:
         rest; None: every label at weight 1.
     memorisation : dict or None
         The memorisation evidence, with ``"random_label_share"`` where read.
+    label_weight : ndarray of float or None
+        A weight per sample in the final fit (the removal's class weights),
+        times any the caller gave; None: 1.
     """
 
     termination: str
@@ -211,6 +218,7 @@ class Ending:
     set_aside: np.ndarray | None = None
     relabel_weight: np.ndarray | None = None
     memorisation: dict | None = None
+    label_weight: np.ndarray | None = None
 
 
 def end_of_run(evidence, settings):
@@ -249,17 +257,23 @@ def end_of_run(evidence, settings):
                 "chosen": False,
                 "n_set_aside": int(set_aside.sum()),
             }
-    if (
-        stopped == "not_memorising"
-        and settings.doubtful in LEAVES_OUT
-        and settings.refits_folds
-        and evidence.validation is not None
-        and not settings.trusted
-    ):
-        outcome = _sure_disputes_left_out(evidence)
+    if _removal_is_a_candidate(evidence, settings, stopped):
+        outcome = _removal_candidate(evidence, settings, selection, restore)
         if isinstance(outcome, FitRequest):
             return outcome
-        set_aside, selection = outcome
+        if outcome is not None:
+            selection, removal = outcome
+            if removal is not None:
+                left_out, weights = removal
+                return Ending(
+                    termination="disputes_removed",
+                    labels=given,
+                    restore_given_labels=bool(np.any(evidence.labels != given)),
+                    selection=selection,
+                    set_aside=left_out,
+                    memorisation=evidence.memorisation,
+                    label_weight=weights,
+                )
     memorisation = evidence.memorisation
     if (
         stopped in RANDOM_LABELS_ENDINGS
@@ -326,42 +340,96 @@ def _contests(selection, stopped, settings):
     )
 
 
-def _sure_disputes_left_out(evidence):
-    """A non-memorising model's sure disputes, where leaving them out is clearly better.
+def _removal_is_a_candidate(evidence, settings, stopped):
+    """Whether removing the first round's confident disputes is a candidate.
 
-    Its sure disputes are the samples whose first-round held-out label
-    probability was at most the sure ratio of the top class's. The same folds
-    are fitted without the fold-trained ones, and where those models agree
-    with the judged samples' given labels better than the first round's by
-    more than ``LEAVE_OUT_STANDARD_ERRORS`` standard errors, paired, every
-    sure dispute is left out of the final fit: the judged ones too (the
-    comparison tests the rule, not the particular samples).
+    It is where a judge acts on held-out evidence, the final fit may leave
+    samples out (``doubtful``), the first round's held-out probabilities were
+    read, and the run did not already leave out confident learning's disputes
+    (``"corrections_contested"``) or refuse a model too weak to judge, whose
+    disputes are its own errors as often as the labels'.
+    """
+    return (
+        settings.held_out
+        and settings.judge_acts
+        and settings.doubtful in LEAVES_OUT
+        and evidence.first_proba is not None
+        and evidence.reference is not None
+        and stopped not in ("corrections_contested", "too_weak_to_judge")
+    )
+
+
+def removal_of_disputes(evidence, weighable):
+    """``(left_out, weights)``: the removal candidate, or None where it removes nothing.
+
+    The samples confident learning disputes on the first round's held-out
+    probabilities (every sample, the judged ones too; never a ``trusted``
+    one, never a class's last), and, where the estimator takes sample
+    weights, each kept sample's weight ``1 / P(given = k | true = k)`` for its
+    class ``k`` (:func:`~sklearn_plc.evidence.kept_label_rates`), which gives
+    back to a class the share that its removed (and mislabelled) samples took.
+    """
+    given = evidence.given_labels
+    proba = np.asarray(evidence.first_proba, dtype=np.float64)
+    issues = confident_label_issues(proba, given)
+    if evidence.trusted is not None:
+        issues &= ~evidence.trusted
+    left_out = keep_every_class(issues, given)
+    if not left_out.any():
+        return None
+    weights = None
+    if weighable:
+        weights = 1.0 / kept_label_rates(proba, given)[given]
+    return left_out, weights
+
+
+def _removal_candidate(evidence, settings, selection, restore):
+    """The judge's verdict on the removal against the labels the run would train on.
+
+    The incumbent is the corrected labels where the run kept its corrections
+    and they were judged (``weighed_folds`` where fitted, else the last
+    judged refit), else the labels as given (the first round's models). The
+    removal displaces it where its fold models agree with the judged labels
+    better by more than ``REMOVAL_STANDARD_ERRORS`` standard errors, each
+    judged class weighing the same (balanced agreement).
 
     Returns
     -------
-    (set_aside, selection) or FitRequest
-        ``set_aside`` None where nothing is left out; ``selection`` None where
-        nothing was compared.
+    None, FitRequest, or (selection, removal)
+        ``removal`` is ``(left_out, weights)`` where chosen, else None.
     """
-    labels = evidence.given_labels
-    proba = evidence.first_proba
-    trained = np.ones(labels.shape[0], dtype=bool)
-    trained[evidence.validation] = False
-    sure = confidence_ratio(proba, labels) <= sure_ratio_for(proba.shape[1])
-    disputed = keep_every_class(trained & sure, labels)
-    if not disputed.any():
-        return None, None
-    if "left_out" not in evidence.fitted:
-        return FitRequest("left_out", left_out=disputed)
-    agrees = evidence.fitted["left_out"]
+    removal = removal_of_disputes(evidence, settings.weighable)
+    if removal is None:
+        return None
+    left_out, weights = removal
+    if "removal" not in evidence.fitted:
+        return FitRequest("removal", weights=weights, left_out=left_out)
+    agrees = evidence.fitted["removal"]
     if agrees is None:  # too few samples left in a fold (k-NN: n_neighbors)
-        return None, None
-    selection = leave_out_verdict(
-        agrees, evidence.reference.agrees, LEAVE_OUT_STANDARD_ERRORS
+        return None
+    incumbent, against = evidence.reference, "given"
+    corrected = selection is not None and not restore and selection["chosen"]
+    if corrected and evidence.stopped not in LABELS_KEPT:
+        incumbent = evidence.fitted.get("weighed_folds") or evidence.last
+        against = "corrected"
+    judged = evidence.given_labels
+    if evidence.judged is not None:
+        judged = judged[evidence.judged]
+    verdict = removal_verdict(agrees, incumbent.agrees, judged, REMOVAL_STANDARD_ERRORS)
+    verdict.update(
+        against=against,
+        n_set_aside=int(left_out.sum()),
+        class_weight=None
+        if weights is None
+        else (1.0 / kept_label_rates(evidence.first_proba, evidence.given_labels))
+        .round(4)
+        .tolist(),
     )
-    set_aside = keep_every_class(sure, labels)
-    selection["n_set_aside"] = int(set_aside.sum())
-    return (set_aside if selection["chosen"] else None), selection
+    if verdict["chosen"]:
+        return {**verdict, "corrections": selection}, removal
+    if selection is None:
+        return verdict, None
+    return {**selection, "removal": verdict}, None
 
 
 def _random_labels_left_out(evidence):

@@ -319,32 +319,50 @@ def corrections_verdict(reference, last, standard_errors):
     }
 
 
-def leave_out_verdict(agrees, reference_agrees, standard_errors):
-    """Whether models fitted without some samples agree clearly better.
+def balanced_weights(labels):
+    """Per sample, ``1 / count`` of its class: every class weighs the same in a mean."""
+    counts = np.bincount(labels)
+    return 1.0 / counts[labels]
 
-    For the samples a non-memorising model surely disputes: `agrees` is, per
-    judged sample, whether fold models fitted without them agree with its
-    given label, and `reference_agrees` the same for the first round's
-    models. They are left out where the paired gain exceeds
-    `standard_errors` standard errors.
+
+def removal_verdict(agrees, incumbent_agrees, judged_labels, standard_errors):
+    """Whether models fitted without the confident disputes agree clearly better.
+
+    `agrees` is, per judged sample, whether fold models fitted without the
+    samples confident learning disputes agree with its given label, and
+    `incumbent_agrees` the same for the models of the labels the run would
+    otherwise train on. Agreement is balanced: the mean over the given classes
+    of each class's agreement, so that a removal that gives back a rare class
+    its samples (one-sided noise) is not outvoted by the common class's
+    count. The removal is chosen where the paired gain exceeds
+    `standard_errors` standard errors by one judged sample's share more
+    (McNemar's continuity correction, as for the undo:
+    :func:`~sklearn_plc.evidence.agrees_clearly_worse` of the opposite gain).
 
     Returns
     -------
     selection : dict
         As :func:`corrections_verdict` gives it, with ``"compared":
-        "set_aside"``, ``"round"`` 0, ``"undone"`` and ``"weighed"`` False,
-        and ``"chosen"`` (whether those samples are left out).
+        "removal"``, ``"round"`` 0, ``"undone"`` and ``"weighed"`` False,
+        ``"balanced"`` True, and ``"chosen"`` (whether the removal is).
     """
-    gain, standard_error = agreement_gain(agrees, reference_agrees)
+    weights = balanced_weights(judged_labels)
+    gain, standard_error = agreement_gain(
+        agrees, incumbent_agrees, sample_weight=weights
+    )
+    weights = weights / weights.sum()
+    n_judged = int(agrees.shape[0])
+    better = agrees_clearly_worse(-gain, standard_error, n_judged, standard_errors)
     return {
-        "compared": "set_aside",
-        "chosen": bool(gain > standard_errors * standard_error),
+        "compared": "removal",
+        "chosen": bool(better),
         "round": 0,
-        "holdout_agreement": float(agrees.mean()),
-        "given_labels_agreement": float(reference_agrees.mean()),
+        "holdout_agreement": float(weights @ agrees),
+        "given_labels_agreement": float(weights @ incumbent_agrees),
         "gain": gain,
         "standard_error": standard_error,
-        "n_judged": int(agrees.shape[0]),
+        "n_judged": n_judged,
         "undone": False,
         "weighed": False,
+        "balanced": True,
     }

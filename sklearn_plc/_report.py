@@ -6,7 +6,8 @@ the refit path and the net path.
 
 import numpy as np
 
-from ._thresholds import LEAVE_OUT_STANDARD_ERRORS, RANDOM_LABELS_MIN_MEMORISATION
+from ._judge import memorises
+from ._thresholds import RANDOM_LABELS_MIN_MEMORISATION, REMOVAL_STANDARD_ERRORS
 
 
 def round_line(record, n_samples, *, refits=True):
@@ -35,7 +36,9 @@ def round_line(record, n_samples, *, refits=True):
 
 
 def _judged(selection):
-    if selection["compared"] != "corrections":
+    if selection["compared"] == "removal":
+        how = ", agreement balanced over the classes"
+    elif selection["compared"] != "corrections":
         how = ""
     elif selection.get("weighed"):
         how = ", on folds weighed as the final fit is"
@@ -43,7 +46,9 @@ def _judged(selection):
         how = ", on models trained on the hard corrected labels"
     return (
         f"held-out agreement {selection['holdout_agreement']:.3f} against "
-        f"{selection['given_labels_agreement']:.3f} for the labels as given, a "
+        f"{selection['given_labels_agreement']:.3f} for the "
+        f"{'corrected' if selection.get('against') == 'corrected' else 'given'} "
+        f"labels, a "
         f"gain of {selection['gain']:+.3f} ± {selection['standard_error']:.3f} "
         f"on {selection['n_judged']} judged samples{how}"
     )
@@ -79,22 +84,48 @@ def _set_aside_from_corrected(plc):
     return f", {n_aside} doubtful set aside from the final fit"
 
 
-def _refused_set_aside(selection):
-    """Whether a non-memorising model's sure disputes were left out, and why."""
+def _removal_not_chosen(selection):
+    """Why the removal of the confident disputes was not chosen, where compared."""
+    if selection is not None and selection["compared"] != "removal":
+        selection = selection.get("removal")
     if selection is None:
         return ""
-    n_aside = selection["n_set_aside"]
-    if selection["chosen"]:
-        return (
-            f"; its {n_aside} sure disputes were left out of the final fit, as "
-            f"models trained without them did clearly better (by more than "
-            f"{LEAVE_OUT_STANDARD_ERRORS:g} standard errors) on the held-out "
-            f"samples: {_judged(selection)}"
+    return (
+        f"; leaving out the {selection['n_set_aside']} labels that confident "
+        f"learning disputes showed no gain above {REMOVAL_STANDARD_ERRORS:g} "
+        f"standard error ({_judged(selection)})"
+    )
+
+
+def _removal_chosen(plc):
+    """What a run that chose the removal left out, and why."""
+    selection = plc.selection_
+    weights = selection["class_weight"]
+    weighed = (
+        ""
+        if weights is None
+        else ", each class weighed by 1 / its estimated share of right labels ("
+        + ", ".join(f"{weight:.2f}" for weight in weights)
+        + ")"
+    )
+    against = {
+        "corrected": "the corrected labels",
+        "given": "the labels as given",
+    }[selection["against"]]
+    evidence = plc.memorisation_
+    why = ""
+    if evidence is not None and not memorises(evidence, plc.min_memorisation):
+        why = (
+            f" (the model does not memorise its labels, memorisation rate "
+            f"{evidence['rate']:.3f} ± {evidence['standard_error']:.3f}, so "
+            f"relabelling was not a candidate)"
         )
     return (
-        f"; leaving its {n_aside} sure disputes out showed no clear gain, one "
-        f"above {LEAVE_OUT_STANDARD_ERRORS:g} standard errors "
-        f"({_judged(selection)}), so every sample was fitted"
+        f"PLC trained on the labels as given{why} without the "
+        f"{int(plc.set_aside_.sum())} that confident learning disputes on the "
+        f"first round's held-out models{weighed}: models trained so agreed "
+        f"better than those of {against} on the held-out samples, by more than "
+        f"{REMOVAL_STANDARD_ERRORS:g} standard error: {_judged(selection)}."
     )
 
 
@@ -120,7 +151,7 @@ def outcome_line(plc, n_changed):
             f"(memorisation rate {evidence['rate']:.3f} ± "
             f"{evidence['standard_error']:.3f}, below min_memorisation="
             f"{plc.min_memorisation}), so its disagreements with a label are not "
-            f"evidence that the label is wrong{_refused_set_aside(selection)}."
+            f"evidence that the label is wrong{_removal_not_chosen(selection)}."
         )
     if condition == "too_weak_to_judge":
         evidence = plc.memorisation_
@@ -137,8 +168,11 @@ def outcome_line(plc, n_changed):
         return (
             f"PLC undid its corrections after {rounds} and kept the labels as "
             f"given: models trained on the corrected labels did worse on the "
-            f"held-out samples: {_judged(selection)}{_random_set_aside(plc)}."
+            f"held-out samples: {_judged(selection)}{_random_set_aside(plc)}"
+            f"{_removal_not_chosen(selection)}."
         )
+    if condition == "disputes_removed":
+        return _removal_chosen(plc)
     if condition == "corrections_contested":
         return (
             f"PLC set its corrections aside after {rounds} and kept the labels as "
@@ -166,5 +200,7 @@ def outcome_line(plc, n_changed):
     }[condition]
     line = f"PLC {why}; {changed}"
     if selection is not None:
-        line += f"; {_judged(selection)}"
+        if selection["compared"] == "corrections":
+            line += f"; {_judged(selection)}"
+        line += _removal_not_chosen(selection)
     return line + "."

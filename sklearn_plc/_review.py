@@ -14,10 +14,11 @@ KEPT_BECAUSE = {
     "too_weak_to_judge": "kept: the model is too weak to judge the labels",
     "undone": "kept: the corrections trained worse models and were undone",
     "corrections_contested": "kept: the corrections were contested",
+    "disputes_removed": "kept: not disputed with confidence",
 }
 # Why the final fit left a sample out, by ending
 LEFT_OUT_BECAUSE = {
-    "not_memorising": "left out: the model surely disputes it, and models "
+    "disputes_removed": "left out: confident learning disputes it, and models "
     "trained without such samples did clearly better",
     "too_weak_to_judge": "left out: it looks drawn at random",
     "undone": "left out: it looks drawn at random",

@@ -45,7 +45,7 @@ def _paired_agreements(first, second, names):
     return arrays
 
 
-def agreement_gain(agrees, reference_agrees):
+def agreement_gain(agrees, reference_agrees, sample_weight=None):
     """Paired gain in held-out agreement with the given labels, and its error.
 
     Each candidate set of training labels is judged by the out-of-fold
@@ -62,11 +62,13 @@ def agreement_gain(agrees, reference_agrees):
         Whether the candidate's out-of-fold prediction equals the given label.
     reference_agrees : array-like of bool of shape (n_samples,)
         The same for the reference (e.g. the labels as given).
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Weights of the samples in both means (None: equal).
 
     Returns
     -------
     gain : float
-        ``mean(agrees) − mean(reference_agrees)``.
+        ``mean(agrees) − mean(reference_agrees)``, weighted.
     standard_error : float
         Standard error of `gain` over samples (the comparison is paired: only
         samples on which the two disagree contribute).
@@ -90,7 +92,17 @@ def agreement_gain(agrees, reference_agrees):
     )
     difference = agrees - reference_agrees
     n_samples = difference.shape[0]
-    return float(difference.mean()), float(difference.std() / np.sqrt(n_samples))
+    if sample_weight is None:
+        return float(difference.mean()), float(difference.std() / np.sqrt(n_samples))
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.shape != difference.shape or np.any(weights < 0) or weights.sum() <= 0:
+        raise ValueError(
+            f"sample_weight must hold one non-negative weight per sample "
+            f"({n_samples}), not all 0; got shape {weights.shape}."
+        )
+    weights = weights / weights.sum()
+    gain = float(weights @ difference)
+    return gain, float(np.sqrt(np.sum(weights**2 * (difference - gain) ** 2)))
 
 
 def agrees_clearly_worse(gain, standard_error, n_samples, standard_errors):
@@ -225,21 +237,7 @@ def confident_label_issues(proba, labels):
     proba, labels = _check_proba_and_labels(proba, labels)
     n_samples, n_classes = proba.shape
     rows = np.arange(n_samples)
-    given = np.bincount(labels, minlength=n_classes)
-    own = np.bincount(labels, weights=proba[rows, labels], minlength=n_classes)
-    thresholds = np.divide(own, given, out=np.full(n_classes, np.inf), where=given > 0)
-    above = proba >= thresholds - 1e-6
-    confident = above.any(axis=1)
-    assigned = np.where(above, proba, -np.inf).argmax(axis=1)
-    joint = np.zeros((n_classes, n_classes))
-    np.add.at(joint, (labels[confident], assigned[confident]), 1.0)
-    counted = joint.sum(axis=1)
-    scaled = np.divide(
-        joint * given[:, None],
-        counted[:, None],
-        out=np.zeros_like(joint),
-        where=counted[:, None] > 0,
-    )
+    scaled = _calibrated_confident_joint(proba, labels)
     counts = _round_preserving_row_totals(scaled)
     issues = np.zeros(n_samples, dtype=bool)
     for label in range(n_classes):
@@ -253,6 +251,73 @@ def confident_label_issues(proba, labels):
     top = proba.argmax(axis=1)
     issues &= proba[rows, top] > proba[rows, labels]
     return issues
+
+
+def _calibrated_confident_joint(proba, labels):
+    """Confident learning's joint count of (given, true) classes, scaled to the labels.
+
+    A sample is counted as confidently of the most likely class whose
+    probability reaches that class's threshold, the mean probability of the
+    class over the samples labelled with it; each given class's counts are
+    then scaled to the number of samples it labels.
+    """
+    n_samples, n_classes = proba.shape
+    rows = np.arange(n_samples)
+    given = np.bincount(labels, minlength=n_classes)
+    own = np.bincount(labels, weights=proba[rows, labels], minlength=n_classes)
+    thresholds = np.divide(own, given, out=np.full(n_classes, np.inf), where=given > 0)
+    above = proba >= thresholds - 1e-6
+    confident = above.any(axis=1)
+    assigned = np.where(above, proba, -np.inf).argmax(axis=1)
+    joint = np.zeros((n_classes, n_classes))
+    np.add.at(joint, (labels[confident], assigned[confident]), 1.0)
+    counted = joint.sum(axis=1)
+    return np.divide(
+        joint * given[:, None],
+        counted[:, None],
+        out=np.zeros_like(joint),
+        where=counted[:, None] > 0,
+    )
+
+
+def kept_label_rates(proba, labels):
+    """Per class, the estimated share of its samples whose given label is right.
+
+    Confident learning's estimate of ``P(given = k | true = k)``: the diagonal
+    of the calibrated confident joint over its column totals. Where a class
+    loses more of its samples to other labels than it receives (one-sided
+    noise: a share of the positives labelled negative), its rate is the lower
+    one, and ``1 / rate`` is the weight that restores its share among the
+    samples a removal keeps (``CleanLearning``'s final fit weighs so).
+
+    Parameters
+    ----------
+    proba : array-like of shape (n_samples, n_classes)
+        Held-out class probabilities.
+    labels : array-like of int of shape (n_samples,)
+        Given labels, as class indices.
+
+    Returns
+    -------
+    rates : ndarray of shape (n_classes,)
+        In (0, 1]; 1 for a class no sample is counted into.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_plc.evidence import kept_label_rates
+    >>> proba = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.8], [0.1, 0.9]])
+    >>> kept_label_rates(proba, np.array([0, 0, 0, 1, 1])).round(2).tolist()
+    [1.0, 0.67]
+    """
+    proba, labels = _check_proba_and_labels(proba, labels)
+    joint = _calibrated_confident_joint(proba, labels)
+    true_totals = joint.sum(axis=0)
+    diagonal = np.diag(joint)
+    rates = np.divide(
+        diagonal, true_totals, out=np.ones_like(diagonal), where=true_totals > 0
+    )
+    return np.clip(rates, 1e-3, 1.0)
 
 
 def _round_preserving_row_totals(values):

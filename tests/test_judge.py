@@ -9,9 +9,9 @@ from sklearn_plc._judge import (
     can_judge,
     choose_judged_samples,
     corrections_verdict,
-    leave_out_verdict,
     memorisation_evidence,
     memorises,
+    removal_verdict,
     split_validation,
 )
 
@@ -86,15 +86,33 @@ def test_models_without_some_samples_are_chosen_above_the_bar_only():
     judge = HeldOutJudge(GIVEN)
     judge.judge(first_round_proba(), 0)
     every_label = np.eye(2)[GIVEN]  # 16/16 against the first round's 14/16
-    selection = leave_out_verdict(
-        judge.agrees(every_label), judge.reference.agrees, 1.0
+    # a gain of 2/16 at a standard error of about 0.08: clears half of one
+    # by one sample more, not one
+    selection = removal_verdict(
+        judge.agrees(every_label), judge.reference.agrees, GIVEN, 0.5
     )
-    assert selection["compared"] == "set_aside" and selection["round"] == 0
+    assert selection["compared"] == "removal" and selection["round"] == 0
     assert selection["gain"] == 2 / 16 and selection["n_judged"] == 16
     assert selection["chosen"] and not selection["undone"]
-    assert not leave_out_verdict(
-        judge.agrees(every_label), judge.reference.agrees, 10.0
+    assert not removal_verdict(
+        judge.agrees(every_label), judge.reference.agrees, GIVEN, 1.0
     )["chosen"]
+
+
+def test_the_removal_is_judged_on_agreement_balanced_over_the_classes():
+    # 4 samples of a rare class, 36 of a common one: the removal wins all 4
+    # of the rare class and loses 5 of the common one, a loss in a plain count
+    labels = np.array([1] * 4 + [0] * 36)
+    incumbent = np.ones(40, dtype=bool)
+    incumbent[:4] = False
+    removal = np.ones(40, dtype=bool)
+    removal[4:9] = False
+    plain_gain = removal.mean() - incumbent.mean()
+    selection = removal_verdict(removal, incumbent, labels, 0.0)
+    assert plain_gain < 0 and selection["balanced"] and selection["chosen"]
+    assert selection["gain"] == pytest.approx((4 / 4 - 5 / 36) / 2)
+    assert selection["holdout_agreement"] == pytest.approx((1 + 31 / 36) / 2)
+    assert selection["given_labels_agreement"] == pytest.approx(0.5)
 
 
 def test_memorisation_counts_the_contradicted_labels_fitted_in_sample():

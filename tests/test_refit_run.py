@@ -253,7 +253,10 @@ def test_the_validation_samples_alone_judge_the_labels(noisy_blobs):
 
 def test_validation_samples_are_corrected_too(noisy_blobs):
     forest = RandomForestClassifier(n_estimators=20, random_state=0)
-    plc = PLCClassifier(forest, validation_fraction=0.2, random_state=0)
+    # doubtful="weigh": the corrections stand (no removal candidate)
+    plc = PLCClassifier(
+        forest, validation_fraction=0.2, doubtful="weigh", random_state=0
+    )
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     validation = plc.validation_indices_
     assert (plc.labels_[validation] != noisy_blobs.y_noisy[validation]).any()

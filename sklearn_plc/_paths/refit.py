@@ -201,9 +201,9 @@ class RefitPath:
             loop = self._loop(
                 corrector, judge, estimator, X, splits, fit_params, validation
             )
-        ending = self._end(
-            loop, corrector, judge, trusted, estimator, X, splits, fit_params, rng
-        )
+            ending = self._end(
+                loop, corrector, judge, trusted, estimator, X, splits, fit_params, rng
+            )
         if ending.restore_given_labels:
             corrector.restore_given_labels()
             if settings.verbose >= 2:
@@ -329,6 +329,9 @@ class RefitPath:
             disputed=corrector.disputed(loop.pass_proba) if held_out else None,
             trusted=corrector.trusted,
             validation=loop.validation,
+            judged=None
+            if judge is None or isinstance(judge.judged, slice)
+            else judge.judged,
         )
 
     def _fit_requested(
@@ -366,16 +369,31 @@ class RefitPath:
             )
             return JudgedRefit(corrector.n_rounds, judge.agrees(proba), weighed=True)
         try:
-            if request.name == "left_out":
-                proba, _ = out_of_fold_proba(
-                    estimator,
-                    X,
-                    labels,
-                    splits_without(splits, request.left_out),
-                    self.classes,
-                    fit_params=fit_params,
-                    validation=validation,
-                )
+            if request.name == "removal":
+                params = self._weighted(fit_params, request.weights)
+                if splits is None:  # out of bag: one ensemble without them
+                    left_out = np.flatnonzero(request.left_out)
+                    if validation is not None:
+                        left_out = np.union1d(left_out, validation)
+                    proba, _ = out_of_bag_proba(
+                        estimator,
+                        X,
+                        labels,
+                        self.classes,
+                        fit_params=params,
+                        in_sample=False,
+                        validation=left_out,
+                    )
+                else:
+                    proba, _ = out_of_fold_proba(
+                        estimator,
+                        X,
+                        labels,
+                        splits_without(splits, request.left_out),
+                        self.classes,
+                        fit_params=params,
+                        validation=validation,
+                    )
                 return judge.agrees(proba)
             # "contest": new held-out probabilities of every sample
             if settings.confidence == "oob":
@@ -400,6 +418,15 @@ class RefitPath:
         except ValueError:
             return None
 
+    def _weighted(self, fit_params, weights):
+        """`fit_params` with per-sample `weights` (None: as they are) multiplied in."""
+        if weights is None:
+            return fit_params
+        given = fit_params.get(self.weight_key)
+        if given is not None:
+            weights = weights * np.asarray(given, dtype=np.float64)
+        return {**fit_params, self.weight_key: weights}
+
     def _final_model(self, estimator, loop, ending, given_labels, X, fit_params):
         """``(model, set_aside)``: the model the run ends with, and what it left out.
 
@@ -409,12 +436,14 @@ class RefitPath:
         labels, set_aside = ending.labels, ending.set_aside
         relabel_weight = ending.relabel_weight
         weighed = relabel_weight is not None and (relabel_weight < 1).any()
+        fit_params = self._weighted(fit_params, ending.label_weight)
         model = loop.model
         model_is_current = (
             model is not None
             and np.array_equal(loop.model_labels, labels)
             and (set_aside is None or not set_aside.any())
             and not weighed
+            and ending.label_weight is None
         )
         if not model_is_current:
             return fit_final_model(
