@@ -34,14 +34,21 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ._judge import JudgedRefit, corrections_verdict, removal_verdict
+from ._judge import (
+    JudgedRefit,
+    corrections_verdict,
+    leave_out_verdict,
+    removal_verdict,
+)
 from ._random_label_detector import random_labels
 from ._thresholds import (
+    LEAVE_OUT_STANDARD_ERRORS,
     RANDOM_LABELS_MIN_MEMORISATION,
     REMOVAL_STANDARD_ERRORS,
     UNDO_STANDARD_ERRORS,
+    sure_ratio_for,
 )
-from .correction import relabel_weights
+from .correction import confidence_ratio, relabel_weights
 from .evidence import confident_label_issues, kept_label_rates
 
 # The outcomes of a run that returns the labels as given...
@@ -177,7 +184,9 @@ class FitRequest:
     - ``"removal"``: the run's folds (out of bag: one ensemble) on the labels
       as given, without the samples in ``left_out``, each sample fitted at
       its ``weights`` (None: 1); the path records, per judged sample, whether
-      they agree with its given label.
+      they agree with its given label;
+    - ``"left_out"``: the same, unweighed, for a non-memorising model's sure
+      disputes (folds only).
     """
 
     name: str
@@ -257,6 +266,17 @@ def end_of_run(evidence, settings):
                 "chosen": False,
                 "n_set_aside": int(set_aside.sum()),
             }
+    if (
+        stopped == "not_memorising"
+        and settings.doubtful in LEAVES_OUT
+        and settings.refits_folds
+        and evidence.validation is not None
+        and not settings.trusted
+    ):
+        outcome = _sure_disputes_left_out(evidence)
+        if isinstance(outcome, FitRequest):
+            return outcome
+        set_aside, selection = outcome
     if _removal_is_a_candidate(evidence, settings, stopped):
         outcome = _removal_candidate(evidence, settings, selection, restore)
         if isinstance(outcome, FitRequest):
@@ -345,9 +365,14 @@ def _removal_is_a_candidate(evidence, settings, stopped):
 
     It is where a judge acts on held-out evidence, the final fit may leave
     samples out (``doubtful``), the first round's held-out probabilities were
-    read, and the run did not already leave out confident learning's disputes
-    (``"corrections_contested"``) or refuse a model too weak to judge, whose
-    disputes are its own errors as often as the labels'.
+    read, and the model memorises its labels and can judge them: the run kept
+    its corrections or undid them (``"converged"``, ``"max_iter"``,
+    ``"undone"``). A model that does not memorise has its own, stricter test
+    (:func:`_sure_disputes_left_out`): its refits agree more with its own
+    smooth boundary once its disputes are gone, whatever the labels, so a
+    gain of a standard error or two is no evidence. A model too weak to judge
+    disputes right labels as surely as wrong ones, and a contested run already
+    left confident learning's disputes out.
     """
     return (
         settings.held_out
@@ -355,7 +380,7 @@ def _removal_is_a_candidate(evidence, settings, stopped):
         and settings.doubtful in LEAVES_OUT
         and evidence.first_proba is not None
         and evidence.reference is not None
-        and stopped not in ("corrections_contested", "too_weak_to_judge")
+        and stopped in ("converged", "max_iter", "undone")
     )
 
 
@@ -430,6 +455,44 @@ def _removal_candidate(evidence, settings, selection, restore):
     if selection is None:
         return verdict, None
     return {**selection, "removal": verdict}, None
+
+
+def _sure_disputes_left_out(evidence):
+    """A non-memorising model's sure disputes, where leaving them out is clearly better.
+
+    Its sure disputes are the samples whose first-round held-out label
+    probability was at most the sure ratio of the top class's. The same folds
+    are fitted without the fold-trained ones, and where those models agree
+    with the judged samples' given labels better than the first round's by
+    more than ``LEAVE_OUT_STANDARD_ERRORS`` standard errors, paired, every
+    sure dispute is left out of the final fit: the judged ones too (the
+    comparison tests the rule, not the particular samples).
+
+    Returns
+    -------
+    (set_aside, selection) or FitRequest
+        ``set_aside`` None where nothing is left out; ``selection`` None where
+        nothing was compared.
+    """
+    labels = evidence.given_labels
+    proba = evidence.first_proba
+    trained = np.ones(labels.shape[0], dtype=bool)
+    trained[evidence.validation] = False
+    sure = confidence_ratio(proba, labels) <= sure_ratio_for(proba.shape[1])
+    disputed = keep_every_class(trained & sure, labels)
+    if not disputed.any():
+        return None, None
+    if "left_out" not in evidence.fitted:
+        return FitRequest("left_out", left_out=disputed)
+    agrees = evidence.fitted["left_out"]
+    if agrees is None:  # too few samples left in a fold (k-NN: n_neighbors)
+        return None, None
+    selection = leave_out_verdict(
+        agrees, evidence.reference.agrees, LEAVE_OUT_STANDARD_ERRORS
+    )
+    set_aside = keep_every_class(sure, labels)
+    selection["n_set_aside"] = int(set_aside.sum())
+    return (set_aside if selection["chosen"] else None), selection
 
 
 def _random_labels_left_out(evidence):

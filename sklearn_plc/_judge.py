@@ -319,6 +319,37 @@ def corrections_verdict(reference, last, standard_errors):
     }
 
 
+def leave_out_verdict(agrees, reference_agrees, standard_errors):
+    """Whether models fitted without some samples agree clearly better.
+
+    For the samples a non-memorising model surely disputes: `agrees` is, per
+    judged sample, whether fold models fitted without them agree with its
+    given label, and `reference_agrees` the same for the first round's
+    models. They are left out where the paired gain exceeds
+    `standard_errors` standard errors.
+
+    Returns
+    -------
+    selection : dict
+        As :func:`corrections_verdict` gives it, with ``"compared":
+        "set_aside"``, ``"round"`` 0, ``"undone"`` and ``"weighed"`` False,
+        and ``"chosen"`` (whether those samples are left out).
+    """
+    gain, standard_error = agreement_gain(agrees, reference_agrees)
+    return {
+        "compared": "set_aside",
+        "chosen": bool(gain > standard_errors * standard_error),
+        "round": 0,
+        "holdout_agreement": float(agrees.mean()),
+        "given_labels_agreement": float(reference_agrees.mean()),
+        "gain": gain,
+        "standard_error": standard_error,
+        "n_judged": int(agrees.shape[0]),
+        "undone": False,
+        "weighed": False,
+    }
+
+
 def balanced_weights(labels):
     """Per sample, ``1 / count`` of its class: every class weighs the same in a mean."""
     counts = np.bincount(labels)

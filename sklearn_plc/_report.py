@@ -6,8 +6,11 @@ the refit path and the net path.
 
 import numpy as np
 
-from ._judge import memorises
-from ._thresholds import RANDOM_LABELS_MIN_MEMORISATION, REMOVAL_STANDARD_ERRORS
+from ._thresholds import (
+    LEAVE_OUT_STANDARD_ERRORS,
+    RANDOM_LABELS_MIN_MEMORISATION,
+    REMOVAL_STANDARD_ERRORS,
+)
 
 
 def round_line(record, n_samples, *, refits=True):
@@ -84,6 +87,25 @@ def _set_aside_from_corrected(plc):
     return f", {n_aside} doubtful set aside from the final fit"
 
 
+def _refused_set_aside(selection):
+    """Whether a non-memorising model's sure disputes were left out, and why."""
+    if selection is None:
+        return ""
+    n_aside = selection["n_set_aside"]
+    if selection["chosen"]:
+        return (
+            f"; its {n_aside} sure disputes were left out of the final fit, as "
+            f"models trained without them did clearly better (by more than "
+            f"{LEAVE_OUT_STANDARD_ERRORS:g} standard errors) on the held-out "
+            f"samples: {_judged(selection)}"
+        )
+    return (
+        f"; leaving its {n_aside} sure disputes out showed no clear gain, one "
+        f"above {LEAVE_OUT_STANDARD_ERRORS:g} standard errors "
+        f"({_judged(selection)}), so every sample was fitted"
+    )
+
+
 def _removal_not_chosen(selection):
     """Why the removal of the confident disputes was not chosen, where compared."""
     if selection is not None and selection["compared"] != "removal":
@@ -112,16 +134,8 @@ def _removal_chosen(plc):
         "corrected": "the corrected labels",
         "given": "the labels as given",
     }[selection["against"]]
-    evidence = plc.memorisation_
-    why = ""
-    if evidence is not None and not memorises(evidence, plc.min_memorisation):
-        why = (
-            f" (the model does not memorise its labels, memorisation rate "
-            f"{evidence['rate']:.3f} ± {evidence['standard_error']:.3f}, so "
-            f"relabelling was not a candidate)"
-        )
     return (
-        f"PLC trained on the labels as given{why} without the "
+        f"PLC trained on the labels as given without the "
         f"{int(plc.set_aside_.sum())} that confident learning disputes on the "
         f"first round's held-out models{weighed}: models trained so agreed "
         f"better than those of {against} on the held-out samples, by more than "
@@ -151,7 +165,7 @@ def outcome_line(plc, n_changed):
             f"(memorisation rate {evidence['rate']:.3f} ± "
             f"{evidence['standard_error']:.3f}, below min_memorisation="
             f"{plc.min_memorisation}), so its disagreements with a label are not "
-            f"evidence that the label is wrong{_removal_not_chosen(selection)}."
+            f"evidence that the label is wrong{_refused_set_aside(selection)}."
         )
     if condition == "too_weak_to_judge":
         evidence = plc.memorisation_

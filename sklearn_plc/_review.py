@@ -18,6 +18,8 @@ KEPT_BECAUSE = {
 }
 # Why the final fit left a sample out, by ending
 LEFT_OUT_BECAUSE = {
+    "not_memorising": "left out: the model surely disputes it, and models "
+    "trained without such samples did clearly better",
     "disputes_removed": "left out: confident learning disputes it, and models "
     "trained without such samples did clearly better",
     "too_weak_to_judge": "left out: it looks drawn at random",

@@ -14,8 +14,10 @@ EVIDENCE_STANDARD_ERRORS = 1.0
 UNDO_STANDARD_ERRORS = EVIDENCE_STANDARD_ERRORS
 # A refit that already agrees this much worse stops the loop at once (then undone).
 EARLY_UNDO_STANDARD_ERRORS = 2.0
-# Removing the first round's confident disputes displaces the labels the run would
-# train on only where it agrees better, balanced over the classes, by this much.
+# A non-memorising model's sure disputes are left out only on a gain this clear.
+LEAVE_OUT_STANDARD_ERRORS = 3.0
+# Removing the first round's confident disputes displaces a memorising model's labels
+# (corrected, or as given) only where it agrees better, balanced over the classes.
 REMOVAL_STANDARD_ERRORS = EVIDENCE_STANDARD_ERRORS
 
 # -- when a held-out dispute is sure -----------------------------------------------

@@ -203,7 +203,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         agree with their given labels clearly worse (by one standard error and
         one sample) than models trained on the labels as given (``"undone"``,
         evidence in ``selection_``); a loss too small to undo contests the
-        corrections instead (see ``doubtful``). 0.2 leaves enough to judge
+        corrections instead (see ``doubtful``); and the removal of the
+        confident disputes replaces either where its models agree clearly
+        better (balanced over the classes). 0.2 leaves enough to judge
         and most to correct with. ``trusted`` samples judge in their place
         (any loss undoes). ``None``: no judge, the corrections stand whatever
         the evidence (the paper's rule; ``selection_`` still records it). The
@@ -217,8 +219,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         (``relabel_weight_``). ``"auto"``: weigh where ``fit`` takes
         ``sample_weight``, else leave the relabelled and disputed samples out
         (``set_aside_``); also contest corrections judged at a loss too small to
-        undo, and leave out labels that look drawn at random or that a
-        non-memorising model surely disputes, each on clear held-out evidence.
+        undo, leave out labels that look drawn at random, and let the judge
+        choose confident learning's removal of the first round's disputes
+        where it trains clearly better models (``"disputes_removed"``).
         ``"keep"``: the hard corrected labels (the paper's rule).
         ``"set_aside"``: relabel only sure flips, leave the other disputed
         samples out. User guide: "Doubtful relabels in the final fit".
@@ -270,15 +273,17 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``pandas.DataFrame(history_)`` gives a table.
 
     termination_condition_ : {"converged", "max_iter", "not_memorising", \
-"too_weak_to_judge", "undone", "corrections_contested", "max_epochs", \
-"interrupted"}
+"too_weak_to_judge", "undone", "corrections_contested", "disputes_removed", \
+"max_epochs", "interrupted"}
         Why the run ended: a quiet pass at ``theta_end``; ``max_iter`` rounds
         (with a ``ConvergenceWarning``); the labels kept as given for a model
         that does not memorise them or is too weak to judge them, or because
         the corrections trained clearly worse models (``"undone"``), or a
         little worse (``"corrections_contested"``: confident learning's
-        disputes left out instead); an epoch run that ran all its epochs, or a
-        net stopped early. User guide: "PLC or cleanlab's removal?".
+        disputes left out instead); the labels as given without the first
+        round's confident disputes, which the judge found clearly better
+        (``"disputes_removed"``); an epoch run that ran all its epochs, or a
+        net stopped early. User guide: "Relabel, remove or keep".
 
     confidence_ : str
         The confidence used: ``confidence``, or what ``"auto"`` chose.
@@ -310,10 +315,13 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     selection_ : dict or None
         The held-out comparison behind the final labels: what was
-        ``"compared"``, the ``"round"``, both agreements, the paired ``"gain"``
-        with its ``"standard_error"``, ``"n_judged"``, ``"chosen"``,
-        ``"undone"``, ``"weighed"`` and any ``"n_set_aside"``; None when
-        nothing was compared (user guide, "Reading the results").
+        ``"compared"`` (``"corrections"`` or ``"removal"``), the ``"round"``,
+        both agreements, the paired ``"gain"`` with its ``"standard_error"``,
+        ``"n_judged"``, ``"chosen"``, ``"undone"``, ``"weighed"`` and any
+        ``"n_set_aside"``; a removal's also ``"against"``, ``"class_weight"``
+        and the ``"corrections"`` verdict it displaced, and a removal not
+        chosen is kept under ``"removal"``; None when nothing was compared
+        (user guide, "Reading the results").
 
     recorded_bytes_ : int
         Nets only: the largest memory held by the recorded outputs

@@ -101,6 +101,25 @@ def test_a_sample_left_out_is_listed_as_left_out_with_its_reason():
     assert "confident learning" in rows["reason"][0]
 
 
+def test_a_removal_the_judge_chose_lists_its_samples_as_left_out_and_why():
+    given = np.array([0, 1, 1, 0])
+    rows = review_rows(
+        labels=given,
+        given=given,
+        set_aside=np.array([False, True, False, False]),
+        relabel_weight=np.ones(4),
+        evidence=plain_evidence([1.0, 0.3, 0.8, 1.0], [0, 0, 0, 0]),
+        termination="disputes_removed",
+        held_out=True,
+    )
+    assert rows["sample"].tolist() == [1, 2]
+    assert rows["action"].tolist() == ["left out", "kept"]
+    assert (
+        "models trained without such samples did clearly better" in (rows["reason"][0])
+    )
+    assert rows["reason"][1] == "kept: not disputed with confidence"
+
+
 def test_a_weighed_relabel_says_the_final_fit_weighed_it():
     given = np.array([0, 1])
     rows = review_rows(

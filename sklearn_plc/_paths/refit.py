@@ -369,7 +369,7 @@ class RefitPath:
             )
             return JudgedRefit(corrector.n_rounds, judge.agrees(proba), weighed=True)
         try:
-            if request.name == "removal":
+            if request.name in ("removal", "left_out"):
                 params = self._weighted(fit_params, request.weights)
                 if splits is None:  # out of bag: one ensemble without them
                     left_out = np.flatnonzero(request.left_out)
