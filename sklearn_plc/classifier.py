@@ -203,10 +203,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         agree with their given labels clearly worse (by one standard error and
         one sample) than models trained on the labels as given (``"undone"``,
         evidence in ``selection_``); a loss too small to undo contests the
-        corrections instead (see ``doubtful``); and the removal of the
-        confident disputes replaces either where its models agree clearly
-        better (balanced over the classes). 0.2 leaves enough to judge
-        and most to correct with. ``trusted`` samples judge in their place
+        corrections instead (see ``doubtful``); and, for a model that
+        memorises, the removal of the confident disputes replaces either where
+        its models agree clearly better (balanced over the classes). 0.2
+        leaves enough to judge and most to correct with. ``trusted`` samples
+        judge in their place
         (any loss undoes). ``None``: no judge, the corrections stand whatever
         the evidence (the paper's rule; ``selection_`` still records it). The
         judge cannot see noise whose majority is the wrong class. User guide:
@@ -219,9 +220,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         (``relabel_weight_``). ``"auto"``: weigh where ``fit`` takes
         ``sample_weight``, else leave the relabelled and disputed samples out
         (``set_aside_``); also contest corrections judged at a loss too small to
-        undo, leave out labels that look drawn at random, and let the judge
-        choose confident learning's removal of the first round's disputes
-        where it trains clearly better models (``"disputes_removed"``).
+        undo, leave out labels that look drawn at random or that a
+        non-memorising model surely disputes, each on clear held-out evidence,
+        and, for a model that memorises, let the judge choose confident
+        learning's removal of the first round's disputes where it trains
+        clearly better models (``"disputes_removed"``).
         ``"keep"``: the hard corrected labels (the paper's rule).
         ``"set_aside"``: relabel only sure flips, leave the other disputed
         samples out. User guide: "Doubtful relabels in the final fit".
