@@ -18,13 +18,18 @@ Once the refit loop has stopped, :func:`end_of_run` reads the held-out evidence
 - a model that does not memorise (``"not_memorising"``) keeps the labels, and
   its sure disputes are left out where fold models refitted without them agree
   clearly better with the judged labels;
-- a model too weak to judge (``"too_weak_to_judge"``) keeps the labels.
+- a model too weak to judge (``"too_weak_to_judge"``) keeps the labels;
+- **removed** (``"disputes_removed"``): where a kept or undone run's model
+  memorises, the labels as given without confident learning's disputes on the
+  first round's held-out probabilities (each class weighed back to its share)
+  replace the labels the run would train on, where fold models trained so
+  agree clearly better, balanced over the classes.
 
 Where the model memorises nearly every label it disputes and the final fit
 trains on every sample, the first round's disputes more likely drawn at random
 than confused by the model are left out of it.
 
-Three of these need models the loop did not fit. :func:`end_of_run` then
+Four of these need models the loop did not fit. :func:`end_of_run` then
 returns a :class:`FitRequest` instead of an :class:`Ending`; the run path fits
 what it names, records the result in ``RunEvidence.fitted`` and calls it again.
 So every decision can be tested with plain arrays, and the path owns every fit.
