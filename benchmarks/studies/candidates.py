@@ -16,6 +16,7 @@ the repository root::
 
     OMP_NUM_THREADS=1 python -m benchmarks.studies.candidates run OUT.json [SET...]
     python -m benchmarks.studies.candidates summary LOG.json...
+    OMP_NUM_THREADS=1 python -m benchmarks.studies.candidates unseen OUT.json cap
 
 The library is never changed: the worker wraps ``RefitPath._end`` to record.
 """
@@ -494,12 +495,46 @@ def summary(paths, cand="removal_w"):
             report(group, metric, cand)
 
 
+def unseen_variant(out, variant):
+    """The unseen check with a study variant patched in (forked workers inherit it)."""
+    from joblib import Parallel, delayed
+
+    from benchmarks.unseen import (
+        DATASETS,
+        MODELS,
+        NOISES,
+        SEEDS,
+        format_unseen,
+        run_cell,
+        summarise,
+    )
+
+    _install_variant(variant)
+    jobs = [
+        (d, m, n, s) for m in MODELS for d in DATASETS for n in NOISES for s in SEEDS
+    ]
+    start = time.perf_counter()
+    rows = Parallel(n_jobs=2, backend="multiprocessing")(
+        delayed(run_cell)(*job, {}) for job in jobs
+    )
+    meta = {
+        "command": f"candidates.py unseen {out} {variant}",
+        "seeds": list(SEEDS),
+        "wall_s": time.perf_counter() - start,
+    }
+    with open(out, "w") as handle:
+        json.dump({"meta": meta, "runs": rows}, handle)
+    print(format_unseen(summarise(rows), meta))
+
+
 def main(argv):
     command, out, *rest = argv
     if command == "run":
         run(out, rest or ["rare", "dev"])
     elif command == "summary":
         summary([out, *rest])
+    elif command == "unseen":  # unseen OUT.json VARIANT
+        unseen_variant(out, rest[0])
     else:
         raise SystemExit(f"unknown command {command}")
 
