@@ -389,15 +389,16 @@ def _removal_is_a_candidate(evidence, settings, stopped):
     )
 
 
-def removal_of_disputes(evidence, weighable):
-    """``(left_out, weights)``: the removal candidate, or None where it removes nothing.
+def _removal_of_disputes(evidence, weighable):
+    """``(left_out, class_weight)``: the removal candidate; None if it removes nothing.
 
     The samples confident learning disputes on the first round's held-out
     probabilities (every sample, the judged ones too; never a ``trusted``
     one, never a class's last), and, where the estimator takes sample
-    weights, each kept sample's weight ``1 / P(given = k | true = k)`` for its
-    class ``k`` (:func:`~sklearn_plc.evidence.kept_label_rates`), which gives
-    back to a class the share that its removed (and mislabelled) samples took.
+    weights, each class ``k``'s weight ``1 / P(given = k | true = k)``
+    (:func:`~sklearn_plc.evidence.kept_label_rates`), which gives back to a
+    class the share that its removed (and mislabelled) samples took; None
+    where it cannot weigh.
     """
     given = evidence.given_labels
     proba = np.asarray(evidence.first_proba, dtype=np.float64)
@@ -407,10 +408,8 @@ def removal_of_disputes(evidence, weighable):
     left_out = keep_every_class(issues, given)
     if not left_out.any():
         return None
-    weights = None
-    if weighable:
-        weights = 1.0 / kept_label_rates(proba, given)[given]
-    return left_out, weights
+    class_weight = 1.0 / kept_label_rates(proba, given) if weighable else None
+    return left_out, class_weight
 
 
 def _removal_candidate(evidence, settings, selection, restore):
@@ -428,35 +427,31 @@ def _removal_candidate(evidence, settings, selection, restore):
     None, FitRequest, or (selection, removal)
         ``removal`` is ``(left_out, weights)`` where chosen, else None.
     """
-    removal = removal_of_disputes(evidence, settings.weighable)
+    removal = _removal_of_disputes(evidence, settings.weighable)
     if removal is None:
         return None
-    left_out, weights = removal
+    left_out, class_weight = removal
+    given = evidence.given_labels
+    weights = None if class_weight is None else class_weight[given]
     if "removal" not in evidence.fitted:
         return FitRequest("removal", weights=weights, left_out=left_out)
     agrees = evidence.fitted["removal"]
     if agrees is None:  # too few samples left in a fold (k-NN: n_neighbors)
         return None
     incumbent, against = evidence.reference, "given"
-    corrected = selection is not None and not restore and selection["chosen"]
-    if corrected and evidence.stopped not in LABELS_KEPT:
+    kept = not restore and evidence.stopped not in LABELS_KEPT
+    if kept and selection is not None:  # corrections kept, and judged
         incumbent = evidence.fitted.get("weighed_folds") or evidence.last
         against = "corrected"
-    judged = evidence.given_labels
-    if evidence.judged is not None:
-        judged = judged[evidence.judged]
+    judged = given if evidence.judged is None else given[evidence.judged]
     verdict = removal_verdict(agrees, incumbent.agrees, judged, REMOVAL_STANDARD_ERRORS)
     verdict.update(
         against=against,
         n_set_aside=int(left_out.sum()),
-        class_weight=None
-        if weights is None
-        else (1.0 / kept_label_rates(evidence.first_proba, evidence.given_labels))
-        .round(4)
-        .tolist(),
+        class_weight=None if class_weight is None else class_weight.round(4).tolist(),
     )
     if verdict["chosen"]:
-        return {**verdict, "corrections": selection}, removal
+        return {**verdict, "corrections": selection}, (left_out, weights)
     if selection is None:
         return verdict, None
     return {**selection, "removal": verdict}, None

@@ -19,6 +19,7 @@ from ._held_out import (
     fit_on_indices,
     out_of_fold_proba,
     per_sample_params,
+    with_sample_weight,
 )
 
 
@@ -44,10 +45,9 @@ def weighed_fit(model, X, labels, given_labels, relabel_weight, classes, params,
     weighed = np.flatnonzero(relabel_weight < 1)
     rows = np.concatenate([np.arange(n_samples), weighed])
     weights = np.concatenate([relabel_weight, 1.0 - relabel_weight[weighed]])
-    params = per_sample_params(params, rows, n_samples)
-    if params.get(key) is not None:
-        weights = weights * np.asarray(params[key], dtype=np.float64)
-    params[key] = weights
+    params = with_sample_weight(
+        per_sample_params(params, rows, n_samples), key, weights
+    )
     return fit_on_indices(
         model,
         _safe_indexing(X, rows),

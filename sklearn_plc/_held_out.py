@@ -133,6 +133,19 @@ def per_sample_params(params, indices, n_samples):
     }
 
 
+def with_sample_weight(params, key, weights):
+    """`params` (a new dict) with `weights` at `key`, times any weights already there.
+
+    `weights` None returns `params` as they are.
+    """
+    if weights is None:
+        return params
+    given = params.get(key)
+    if given is not None:
+        weights = weights * np.asarray(given, dtype=np.float64)
+    return {**params, key: weights}
+
+
 def fit_fold(model, X, labels, train, classes, fit_params):
     """Fit `model` on the `train` samples (row indices into `X` and `labels`)."""
     return fit_on_indices(

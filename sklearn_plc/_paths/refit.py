@@ -41,6 +41,7 @@ from .._held_out import (
     out_of_fold_proba,
     round_proba,
     splits_without,
+    with_sample_weight,
 )
 from .._judge import (
     HeldOutJudge,
@@ -370,7 +371,9 @@ class RefitPath:
             return JudgedRefit(corrector.n_rounds, judge.agrees(proba), weighed=True)
         try:
             if request.name in ("removal", "left_out"):
-                params = self._weighted(fit_params, request.weights)
+                params = with_sample_weight(
+                    fit_params, self.weight_key, request.weights
+                )
                 if splits is None:  # out of bag: one ensemble without them
                     left_out = np.flatnonzero(request.left_out)
                     if validation is not None:
@@ -418,15 +421,6 @@ class RefitPath:
         except ValueError:
             return None
 
-    def _weighted(self, fit_params, weights):
-        """`fit_params` with per-sample `weights` (None: as they are) multiplied in."""
-        if weights is None:
-            return fit_params
-        given = fit_params.get(self.weight_key)
-        if given is not None:
-            weights = weights * np.asarray(given, dtype=np.float64)
-        return {**fit_params, self.weight_key: weights}
-
     def _final_model(self, estimator, loop, ending, given_labels, X, fit_params):
         """``(model, set_aside)``: the model the run ends with, and what it left out.
 
@@ -436,7 +430,9 @@ class RefitPath:
         labels, set_aside = ending.labels, ending.set_aside
         relabel_weight = ending.relabel_weight
         weighed = relabel_weight is not None and (relabel_weight < 1).any()
-        fit_params = self._weighted(fit_params, ending.label_weight)
+        fit_params = with_sample_weight(
+            fit_params, self.weight_key, ending.label_weight
+        )
         model = loop.model
         model_is_current = (
             model is not None
