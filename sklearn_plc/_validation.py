@@ -90,7 +90,8 @@ def is_incremental_net(estimator):
     ``solver="lbfgs"`` nor ``early_stopping=True``): a net learns the common
     pattern before it memorises its wrong labels, which is what one run with a
     correction pass after every epoch relies on. A linear learner never
-    memorises them.
+    memorises them: in one run its own predictions replace right labels along
+    with wrong ones, and no judge on that path sees it.
     """
     from sklearn.neural_network import MLPClassifier
 

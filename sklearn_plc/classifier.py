@@ -138,11 +138,12 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     warm_up : int >= 0 or "auto", default="auto"
         Rounds (epochs, for a net) of training before the first pass.
         ``"auto"``: for a net or a ``partial_fit`` run, the epoch at which its
-        agreement with the labels levels off, before it memorises them
-        (``warm_up_``); 0 for a refit estimator. Set it for an estimator that
-        continues training on each fit (``warm_start``, ``"in_sample"``), or
-        for a net whose confidences beat its labels only after a known
-        number of epochs.
+        agreement with the labels, balanced over the classes, levels off above
+        chance, before it memorises them, or its loss on them stops improving
+        by its own stopping rule (``warm_up_``); 0 for a refit estimator. Set
+        it for an estimator that continues training on each fit
+        (``warm_start``, ``"in_sample"``), or for a net whose confidences beat
+        its labels only after a known number of epochs.
 
     max_iter : int >= 1, default=30
         Most rounds for a refit estimator (a warning says when a run reaches

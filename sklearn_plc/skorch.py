@@ -35,9 +35,12 @@ from ._params import (
 )
 from ._paths.epochs import (
     LossSinceLabelsMoved,
+    balanced_agreement,
+    chance_agreement,
     epoch_settings,
     max_warm_up,
     plateau_epoch,
+    warm_up_over,
 )
 from ._report import round_line
 from ._skorch_batches import (
@@ -47,7 +50,12 @@ from ._skorch_batches import (
 )
 from ._thresholds import DISTRIBUTION_TOLERANCE
 
-__all__ = ["EpochOrderSampler", "PLCCallback", "TrainableOnlyAccelerateMixin"]
+__all__ = [
+    "EpochOrderSampler",
+    "PLCCallback",
+    "TrainableOnlyAccelerateMixin",
+    "plateau_epoch",
+]
 
 PROBA_SOURCES = ("training_pass", "eval_pass")
 # The net's settings the recording sampler stands in for during a run.
@@ -157,13 +165,13 @@ class PLCCallback(Callback):
     warm_up : int >= 0 or "auto", default="auto"
         Epochs of plain training before the first correction pass. ``"auto"``
         starts correcting once the net's training-pass agreement with the
-        labels levels off (:func:`plateau_epoch`: it rose by less than 0.5
-        points per epoch over the last two epochs, after rising by at least
-        that much per epoch since the first, and at least 3 epochs have run),
-        and at the latest at half of ``max_epochs``. A net first learns
-        the patterns the labels share and only later memorises the wrong
-        ones, so the end of that first phase is when its confidence is most
-        worth trusting. The chosen epoch is ``warm_up_``.
+        labels, balanced over the classes, levels off (:func:`plateau_epoch`:
+        it rose by less than 0.5 points per epoch over the last two epochs,
+        after rising by at least that much per epoch since the first, and at
+        least 3 epochs have run), and at the latest at half of ``max_epochs``.
+        A net first learns the patterns the labels share and only later
+        memorises the wrong ones, so the end of that first phase is when its
+        confidence is most worth trusting. The chosen epoch is ``warm_up_``.
     window : int >= 1, default=5
         Number of most recent epochs whose probabilities are averaged.
     min_confidence : float in [0, 1], default=0.0
@@ -225,8 +233,10 @@ class PLCCallback(Callback):
     warm_up_ : int or None
         The epoch count after which correction started (None if it never did).
     agreement_ : list of float
-        Per recorded epoch, the fraction of training samples whose predicted
-        class was their label at that time.
+        Per recorded epoch, the agreement of the net's predicted classes with
+        the training labels at that time, balanced over the classes: the mean
+        of each class's share of samples predicted as labelled, so that a net
+        that predicts the common class alone is at chance.
     interrupted_ : bool
         Whether the last training call ended before ``max_epochs`` (skorch's
         ``EarlyStopping``, or a ``KeyboardInterrupt``). The epoch it ended in
@@ -572,14 +582,25 @@ class PLCCallback(Callback):
             check_distributions(latest)
             corrector.add_proba(latest)
             labels = torch.as_tensor(corrector.labels[corrector.rows]).to(latest.device)
-            agreeing = (latest.argmax(dim=1) == labels).sum().to(torch.float64)
+            n_classes = latest.shape[1]
+            agreeing = torch.bincount(
+                labels[latest.argmax(dim=1) == labels], minlength=n_classes
+            )
             if self._shard is not None:
                 agreeing = self._shard.sum(agreeing)
-            self.agreement_.append(float(agreeing) / corrector.labels.shape[0])
+            self.agreement_.append(
+                balanced_agreement(
+                    agreeing.cpu().numpy(),
+                    np.bincount(corrector.labels, minlength=n_classes),
+                )
+            )
             self._losses.append(self._log_loss(latest, labels))
-        if corrector.warm_up is None and (
-            plateau_epoch(self.agreement_)
-            or corrector.n_rounds + 1 >= self._max_warm_up
+        if corrector.warm_up is None and warm_up_over(
+            self.agreement_,
+            self._losses.settled(),
+            chance=chance_agreement(corrector.labels),
+            epochs_run=corrector.n_rounds + 1,
+            latest=self._max_warm_up,
         ):
             corrector.end_warm_up()
             self.warm_up_ = corrector.warm_up

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression, SGDClassifier
+from sklearn.naive_bayes import GaussianNB
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -183,6 +184,7 @@ def test_a_learner_without_a_tolerance_runs_its_max_iter(noisy_blobs):
         (mlp(solver="lbfgs"), "cv"),  # lbfgs has no partial_fit
         (mlp(early_stopping=True), "cv"),  # partial_fit cannot stop early
         (SGDClassifier(loss="log_loss", random_state=0), "cv"),  # linear
+        (GaussianNB(), "cv"),  # its partial_fit counts every epoch again
     ],
 )
 def test_auto_trains_scikit_learns_net_once(noisy_blobs, estimator, expected):
@@ -204,3 +206,35 @@ def test_a_run_that_ends_early_leaves_its_progress_bar_full(noisy_blobs, capsys)
     assert plc.termination_condition_ == "converged"
     last_bar = capsys.readouterr().err.split("\r")[-1]
     assert f"{plc.n_iter_}/{plc.n_iter_}" in last_bar and "100%" in last_bar
+
+
+def test_the_warm_up_waits_while_the_net_predicts_the_common_class_alone():
+    # Regression: digit 8 against the rest (10% positives), 30% of the positives
+    # labelled negative. The net first predicts "not 8" for every sample, its
+    # plain agreement with the labels levelled off at 93% by epoch 3, the
+    # warm-up ended there, and the passes relabelled every positive away.
+    from sklearn.datasets import load_digits
+
+    from sklearn_plc.noise import TransitionMatrixNoise
+
+    X, digits = load_digits(return_X_y=True)
+    y = (digits == 8).astype(int)
+    noise = TransitionMatrixNoise([[1.0, 0.0], [0.3, 0.7]], random_state=0)
+    _, y_noisy = noise.fit_resample(X, y)
+    net = make_pipeline(StandardScaler(), MLPClassifier((64,), random_state=0))
+    plc = PLCClassifier(net, confidence="eval_pass", random_state=0)
+    plc.fit(X, y_noisy)
+    assert plc.warm_up_ > 8
+    assert np.count_nonzero(plc.labels_ == 1) > 0.8 * np.count_nonzero(y_noisy == 1)
+
+
+def test_the_warm_up_ends_where_the_learners_own_fit_would_stop(noisy_blobs):
+    # SGD fits its labels within a few epochs: its agreement never climbs to
+    # level off, and the warm-up used to last half of its max_iter (500 epochs)
+    sgd = SGDClassifier(loss="log_loss", random_state=0)
+    plc = PLCClassifier(sgd, confidence="eval_pass", random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    plain = SGDClassifier(loss="log_loss", random_state=0)
+    plain.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.warm_up_ <= 2 * plain.n_iter_
+    assert plc.termination_condition_ == "converged"

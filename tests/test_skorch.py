@@ -104,6 +104,13 @@ def test_plateau_is_found_when_agreement_stops_rising():
     assert found == [False, False, False, False, False, True]
 
 
+def test_a_curve_that_rises_only_to_chance_is_no_plateau():
+    # a net that moves from a few classes to predicting the common class alone
+    curve = [0.45, 0.49, 0.5, 0.5, 0.5, 0.53, 0.56, 0.58, 0.582, 0.583]
+    found = [plateau_epoch(curve[: i + 1], chance=0.5) for i in range(len(curve))]
+    assert found.index(True) == len(curve) - 1
+
+
 def test_a_curve_that_has_not_started_rising_is_no_plateau():
     curve = [0.36, 0.359, 0.363, 0.353, 0.358, 0.374, 0.41, 0.45, 0.47, 0.472, 0.473]
     found = [plateau_epoch(curve[: i + 1]) for i in range(len(curve))]
@@ -116,9 +123,8 @@ def test_auto_warm_up_starts_correcting_once_agreement_levels_off(noisy_digits):
     model.fit(X, y_noisy)
     callback = dict(model.estimator_.callbacks_)["plc"]
     assert 3 <= model.warm_up_ <= 6  # at the latest at half of max_epochs
-    assert plateau_epoch(callback.agreement_[: model.warm_up_ + 1]) or (
-        model.warm_up_ == 5
-    )
+    agreement = callback.agreement_[: model.warm_up_ + 1]
+    assert plateau_epoch(agreement, chance=0.1) or (model.warm_up_ == 5)
     assert all(r["n_corrected"] == 0 for r in model.history_[: model.warm_up_])
     assert purity(model.labels_, y) > purity(y_noisy, y)
 

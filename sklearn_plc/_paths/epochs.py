@@ -1,9 +1,12 @@
 """What the epoch paths share (a net's epochs, a ``partial_fit`` learner's epochs).
 
 An epoch path trains one model and runs a correction pass after every epoch.
-It starts correcting once the model's agreement with its labels levels off
-(:func:`plateau_epoch`), and a pass counts as quiet at the authors' 0.1%.
+It starts correcting once the model's agreement with its labels, balanced over
+the classes (:func:`balanced_agreement`), levels off (:func:`plateau_epoch`),
+and a pass counts as quiet at the authors' 0.1%.
 """
+
+import numpy as np
 
 from .._thresholds import (
     DEFAULT_N_ITER_NO_CHANGE,
@@ -16,21 +19,61 @@ from .._thresholds import (
 from ..correction import is_quiet_pass
 
 
+def balanced_agreement(agreeing_per_class, labels_per_class):
+    """The mean over the labelled classes of the share of each predicted as labelled.
+
+    A model that predicts the common class alone agrees with most labels of
+    an imbalanced set, but with none of the rare class's: balanced, its
+    agreement is chance (``1 / n_classes``), as it is on balanced labels.
+
+    Parameters
+    ----------
+    agreeing_per_class : array-like of shape (n_classes,)
+        Per class, the samples labelled so whose predicted class is their label.
+    labels_per_class : array-like of shape (n_classes,)
+        Per class, the samples labelled so; classes without any are skipped.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from sklearn_plc._paths.epochs import balanced_agreement
+    >>> balanced_agreement([90, 0], [90, 10])  # the common class alone
+    0.5
+    """
+    agreeing = np.asarray(agreeing_per_class, dtype=float)
+    labelled = np.asarray(labels_per_class, dtype=float)
+    present = labelled > 0
+    return float(np.mean(agreeing[present] / labelled[present]))
+
+
+def chance_agreement(labels):
+    """A model that has learned nothing: balanced agreement 1 / classes labelled."""
+    return 1 / np.count_nonzero(np.bincount(labels))
+
+
 def plateau_epoch(
-    agreement, *, min_epochs=WARM_UP_MIN_EPOCHS, tolerance=WARM_UP_PLATEAU
+    agreement, *, chance=0.0, min_epochs=WARM_UP_MIN_EPOCHS, tolerance=WARM_UP_PLATEAU
 ):
     """Whether the agreement curve has levelled off at its last epoch.
 
     A model first learns the patterns its labels share, and its agreement with
     them climbs; it has levelled off when the climb stops. A curve that has not
-    climbed yet (a model still at chance, before it starts learning) is not
-    level but not started, and is not a plateau.
+    climbed above chance yet (a model before it starts learning, or one that
+    predicts a single class) is not level but not started, and is not a
+    plateau.
 
     Parameters
     ----------
     agreement : sequence of float
-        Per epoch, the fraction of training samples whose predicted class is
-        their current label.
+        Per epoch, the model's agreement with the current labels of its
+        training samples, balanced over the classes
+        (:func:`balanced_agreement`).
+    chance : float, default=0.0
+        The agreement of a model that has learned nothing (balanced: ``1 /
+        n_classes``); the climb counts from it where the curve starts below.
     min_epochs : int
         Never before this many epochs.
     tolerance : float
@@ -49,12 +92,50 @@ def plateau_epoch(
     (False, True)
     >>> plateau_epoch([0.36, 0.359, 0.363, 0.361])  # not started learning
     False
+    >>> plateau_epoch([0.45, 0.49, 0.5, 0.5], chance=0.5)  # up to chance only
+    False
     """
     if len(agreement) < max(min_epochs, 3):
         return False
     recent = (agreement[-1] - agreement[-3]) / 2
-    climbed = (agreement[-1] - agreement[0]) / (len(agreement) - 1)
+    climbed = (agreement[-1] - max(agreement[0], chance)) / (len(agreement) - 1)
     return recent < tolerance <= climbed
+
+
+def warm_up_over(agreement, loss_settled, *, chance, epochs_run, latest):
+    """Whether an automatic warm-up ends with the epoch that just ran.
+
+    It ends once the model has learned what its labels share, before it
+    memorises the wrong ones: once its agreement with them levels off
+    (:func:`plateau_epoch`), or once
+    its loss on them has stopped improving by its own stopping rule, where its
+    own ``fit`` would stop (a linear learner fits its labels within a few
+    epochs, and its curve has no climb to level off); at the latest after
+    `latest` epochs.
+
+    Parameters
+    ----------
+    agreement : sequence of float
+        Per epoch, the balanced agreement with the labels
+        (:func:`balanced_agreement`).
+    loss_settled : bool
+        Whether the loss on the labels has stopped improving
+        (:meth:`LossSinceLabelsMoved.settled`).
+    chance : float
+        The agreement of a model that has learned nothing
+        (:func:`chance_agreement`).
+    epochs_run : int
+        Epochs run so far, the one that just ended included.
+    latest : int
+        The latest epoch at which the warm-up ends (:func:`max_warm_up`).
+
+    Returns
+    -------
+    bool
+    """
+    return (
+        loss_settled or epochs_run >= latest or plateau_epoch(agreement, chance=chance)
+    )
 
 
 def stopped_improving(losses, tol, n_iter_no_change):

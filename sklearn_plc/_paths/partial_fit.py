@@ -41,9 +41,11 @@ from .._validation import (
 )
 from .epochs import (
     LossSinceLabelsMoved,
+    balanced_agreement,
+    chance_agreement,
     epoch_settings,
     max_warm_up,
-    plateau_epoch,
+    warm_up_over,
 )
 from .interface import RunResult
 
@@ -66,6 +68,15 @@ def log_loss_on(proba, labels, sample_weight=None):
     """Mean log loss of `proba` on the class indices `labels`."""
     likelihood = np.clip(proba[np.arange(labels.shape[0]), labels], 1e-15, None)
     return float(np.average(-np.log(likelihood), weights=sample_weight))
+
+
+def epoch_agreement(proba, labels, n_classes):
+    """`proba`'s agreement with the class indices `labels`, balanced over classes."""
+    agreeing = labels[proba.argmax(axis=1) == labels]
+    return balanced_agreement(
+        np.bincount(agreeing, minlength=n_classes),
+        np.bincount(labels, minlength=n_classes),
+    )
 
 
 def split_fit_params(estimator, fit_params):
@@ -180,11 +191,15 @@ class PartialFitPath:
                 check_finite_proba(proba, corrector.n_rounds)
                 corrector.add_proba(proba)
                 agreement.append(
-                    float(np.mean(proba.argmax(axis=1) == corrector.labels))
+                    epoch_agreement(proba, corrector.labels, classes.shape[0])
                 )
                 losses.append(log_loss_on(proba, corrector.labels, self.sample_weight))
-                if corrector.warm_up is None and (
-                    plateau_epoch(agreement) or corrector.n_rounds + 1 >= latest_warm_up
+                if corrector.warm_up is None and warm_up_over(
+                    agreement,
+                    losses.settled(),
+                    chance=chance_agreement(corrector.labels),
+                    epochs_run=corrector.n_rounds + 1,
+                    latest=latest_warm_up,
                 ):
                     corrector.end_warm_up()
                 corrector.run_round(may_raise=losses.settled())

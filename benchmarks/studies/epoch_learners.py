@@ -1,0 +1,166 @@
+"""Study (issue 60): learners that train in epochs, run once (``"eval_pass"``).
+
+Question: where does one training run with a pass after every epoch fail, and
+what in the mechanism fails there? First lead: on a rare class the warm-up
+ends while the model still predicts the common class alone (its agreement
+with the labels is the common class's share and levels off at once), and the
+passes then move the rare class's labels away. Records Standard, cleanlab and
+PLC (the library as it stands, the defaults, and ``confidence="eval_pass"``),
+accuracy and balanced accuracy, per dev cell:
+
+- ``hard-dev``, ``binary-gb-dev`` with I-35, III-35, U30, seeds 100-102;
+- ``rare15-dev``, ``rare6-dev`` (a rare positive class) with P30 (30% of
+  the positives labelled negative) and U20, seeds 100-104.
+
+Dev protocol only; verdict and figures on the design page ("The warm-up on a
+rare class"), logs ``epoch_learners_{mlp,sgd}_*.json`` beside this script. It
+stays while issue 60 (SGD in one run, the one run's judge) is open. Run from
+the repository root (a baseline from a git worktree of the commit before the
+change)::
+
+    OMP_NUM_THREADS=1 python -m benchmarks.studies.epoch_learners run OUT.json MODEL...
+    python -m benchmarks.studies.epoch_learners summary LOG.json...
+"""
+
+import json
+import sys
+import time
+import warnings
+from collections import defaultdict
+
+import numpy as np
+
+from benchmarks.studies.candidates import RARE_SEEDS, SEEDS, _noise, load
+
+
+def _model(name):
+    from benchmarks.unseen import _model as unseen_model
+
+    if name == "sgd":
+        from sklearn.linear_model import SGDClassifier
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        return make_pipeline(
+            StandardScaler(), SGDClassifier(loss="log_loss", random_state=0)
+        )
+    return unseen_model(name)
+
+
+def cells(models):
+    hard = [
+        (d, m, n, s)
+        for d in ("hard-dev", "binary-gb-dev")
+        for m in models
+        for n in ("I-35", "III-35", "U30")
+        for s in SEEDS
+    ]
+    rare = [
+        (d, m, n, s)
+        for d in ("rare15-dev", "rare6-dev")
+        for m in models
+        for n in ("P30", "U20")
+        for s in RARE_SEEDS
+    ]
+    return hard + rare
+
+
+def run_one(dataset, model, noise, seed):
+    from sklearn.metrics import balanced_accuracy_score
+
+    from benchmarks.tables import clean_learning
+    from sklearn_plc import PLCClassifier
+
+    warnings.simplefilter("ignore")
+    X_train, X_test, y_train, y_test = load(dataset, seed)
+    _, y_noisy = _noise(noise, seed).fit_resample(X_train, y_train)
+    y_noisy = np.asarray(y_noisy)
+    row = dict(dataset=dataset, model=model, noise=noise, seed=seed)
+    row["purity"] = float(np.mean(y_noisy == y_train))
+    makers = {
+        "standard": lambda: _model(model),
+        "cleanlab": lambda: clean_learning(_model(model), seed),
+        "plc": lambda: PLCClassifier(_model(model), random_state=seed),
+    }
+    if model == "sgd":
+        makers["plc_eval"] = lambda: PLCClassifier(
+            _model(model), confidence="eval_pass", random_state=seed
+        )
+    for name, make in makers.items():
+        fitted = make()
+        start = time.perf_counter()
+        fitted.fit(X_train, y_noisy)
+        row[name + "_s"] = time.perf_counter() - start
+        predicted = fitted.predict(X_test)
+        row[name] = float(np.mean(predicted == y_test))
+        row[name + "_bal"] = float(balanced_accuracy_score(y_test, predicted))
+        if name.startswith("plc"):
+            row[name + "_termination"] = fitted.termination_condition_
+            row[name + "_warm_up"] = getattr(fitted, "warm_up_", None)
+            row[name + "_purity"] = float(np.mean(fitted.labels_ == y_train))
+    return row
+
+
+def run(out, models):
+    from joblib import Parallel, delayed
+
+    start = time.time()
+    rows = Parallel(n_jobs=2, verbose=5)(
+        delayed(run_one)(*cell) for cell in cells(models)
+    )
+    with open(out, "w") as handle:
+        json.dump({"seconds": time.time() - start, "rows": rows}, handle)
+
+
+def summary(paths):
+    """Per log and set group: mean gain over Standard, cells >= cleanlab, worst cell."""
+    for path in paths:
+        with open(path) as handle:
+            rows = json.load(handle)["rows"]
+        methods = [m for m in ("plc", "plc_eval", "cleanlab") if m in rows[0]]
+        by_cell = defaultdict(list)
+        for row in rows:
+            by_cell[(row["dataset"], row["model"], row["noise"])].append(row)
+        print(path)
+        for stat in ("", "_bal"):
+            for group in ("hard", "rare"):
+                keys = [k for k in by_cell if ("rare" in k[0]) == (group == "rare")]
+                if not keys:
+                    continue
+                line = [f"  {group}{stat or '_acc'} ({len(keys)} cells):"]
+                gains = {
+                    m: [
+                        100
+                        * np.mean(
+                            [r[m + stat] - r["standard" + stat] for r in by_cell[k]]
+                        )
+                        for k in keys
+                    ]
+                    for m in methods
+                }
+                for m in methods:
+                    pairs = zip(gains[m], gains["cleanlab"], strict=True)
+                    ahead = sum(g >= c - 1e-9 for g, c in pairs)
+                    harmed = sum(g < -0.5 for g in gains[m])
+                    line.append(
+                        f"{m} {np.mean(gains[m]):+.2f} (>=CL {ahead}, "
+                        f"harmed {harmed}, worst {min(gains[m]):+.1f})"
+                    )
+                print(" ".join(line))
+        for m in methods:
+            if m == "cleanlab":
+                continue
+            cost = np.median([r[m + "_s"] / r["standard_s"] for r in rows])
+            print(f"  {m} median cost {cost:.1f}x a plain fit")
+
+
+def main(argv):
+    command, *rest = argv
+    if command == "run":
+        run(rest[0], rest[1:] or ["mlp"])
+    else:
+        summary(rest)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
