@@ -283,7 +283,10 @@ def _install_variant(name):
             return self._given_prior
 
         _label_state.LabelCorrector._given_class_prior = _given_class_prior
-    if name == "cap":  # never move more labels out of a class than CL counts wrong
+    if name in ("cap", "onesided"):
+        # never move more labels out of a class than CL counts wrong ("onesided":
+        # only in a class that CL finds drained by the noise: clearly fewer of its
+        # given labels wrong than of its true members labelled otherwise)
         from sklearn_plc import _label_state
         from sklearn_plc.evidence import _calibrated_confident_joint
 
@@ -296,11 +299,20 @@ def _install_variant(name):
             if getattr(self, "_cap", None) is None:
                 joint = _calibrated_confident_joint(proba, given)
                 self._cap = np.round(joint.sum(axis=1) - np.diag(joint))
+                if name == "onesided":
+                    outflow = self._cap
+                    inflow = np.round(joint.sum(axis=0) - np.diag(joint))
+                    drained = outflow + 2 * np.sqrt(outflow) < inflow - 2 * np.sqrt(
+                        inflow
+                    )
+                    self._cap = np.where(drained, outflow, np.inf)
             moved = new_labels != given
             for k in np.flatnonzero(
                 np.bincount(given[moved], minlength=len(self._cap))
             ):
                 members = np.flatnonzero(moved & (given == k))
+                if not np.isfinite(self._cap[k]):
+                    continue
                 excess = members.shape[0] - int(self._cap[k])
                 if excess <= 0:
                     continue

@@ -107,11 +107,10 @@ def warm_up_over(agreement, loss_settled, *, chance, epochs_run, latest):
 
     It ends once the model has learned what its labels share, before it
     memorises the wrong ones: once its agreement with them levels off
-    (:func:`plateau_epoch`), or once
-    its loss on them has stopped improving by its own stopping rule, where its
-    own ``fit`` would stop (a linear learner fits its labels within a few
-    epochs, and its curve has no climb to level off); at the latest after
-    `latest` epochs.
+    (:func:`plateau_epoch`), or once its loss on them has stopped improving by
+    its own stopping rule, where its own ``fit`` would stop (a linear learner
+    fits its labels within a few epochs, and its curve has no climb to level
+    off); at the latest after `latest` epochs.
 
     Parameters
     ----------
