@@ -11,13 +11,16 @@ from collections import deque
 
 import numpy as np
 
+from ._thresholds import DRAINED_STANDARD_ERRORS
 from .correction import (
     align_class_distribution,
+    cap_moves_out_of_classes,
     confidence_ratio,
     correct_labels,
     is_quiet_pass,
     next_threshold,
 )
+from .evidence import drained_class_caps
 
 
 class LabelCorrector:
@@ -36,7 +39,9 @@ class LabelCorrector:
     distribution_alignment : bool, default=False
         As in :class:`~sklearn_plc.PLCClassifier`: each pass reads the
         averaged probabilities aligned (:func:`~sklearn_plc.correction.\
-align_class_distribution`) to the class frequencies of the labels as given.
+align_class_distribution`) to the class frequencies of the labels as given,
+        and no pass moves more of a drained class's given labels away than
+        confident learning counts wrong in it (:meth:`_cap_drained_classes`).
         With ``rows``, the mean prediction is that of those rows. False is the
         paper's rule.
     warm_up : int >= 0 or None
@@ -116,6 +121,7 @@ align_class_distribution`) to the class frequencies of the labels as given.
         self.runner_up_ratio = runner_up_ratio
         self.distribution_alignment = distribution_alignment
         self._given_prior = None  # set by the first aligned pass
+        self._class_caps = None  # set by the first aligned pass
         self.sample_weight = (
             None if sample_weight is None else np.asarray(sample_weight)
         )
@@ -152,6 +158,20 @@ align_class_distribution`) to the class frequencies of the labels as given.
             undo = changed & emptied[self.labels]
             new_labels[undo] = self.labels[undo]
             changed[undo] = False
+
+    def _cap_drained_classes(self, proba, block_labels, new_labels):
+        """This block's `new_labels`, moved out of a drained class up to its cap.
+
+        The caps are read once, on the first pass's probabilities
+        (:func:`~sklearn_plc.evidence.drained_class_caps`); a process of a
+        distributed net caps its own block.
+        """
+        given = self.initial_labels[self.rows]
+        if self._class_caps is None:
+            self._class_caps = drained_class_caps(proba, given, DRAINED_STANDARD_ERRORS)
+        return cap_moves_out_of_classes(
+            proba, given, block_labels, new_labels, self._class_caps
+        )
 
     def end_warm_up(self):
         """End the warm-up now: the next round runs a correction pass."""
@@ -399,17 +419,21 @@ align_class_distribution`) to the class frequencies of the labels as given.
             n_disputed = None
         else:
             proba = self.pass_proba()
+            block_labels = self.labels[self.rows]
             new_labels, _ = correct_labels(
                 proba,
-                self.labels[self.rows],
+                block_labels,
                 threshold,
                 min_confidence=self.min_confidence,
                 runner_up_ratio=self.runner_up_ratio,
             )
+            if self.trusted is not None:
+                block_trusted = self.trusted[self.rows]
+                new_labels[block_trusted] = block_labels[block_trusted]
+            if self.distribution_alignment:
+                new_labels = self._cap_drained_classes(proba, block_labels, new_labels)
             if self.gather_labels is not None:
                 new_labels = self.gather_labels(new_labels)
-            if self.trusted is not None:
-                new_labels[self.trusted] = self.labels[self.trusted]
             # a correction always changes the label (the threshold is <= 1)
             changed = new_labels != self.labels
             self._keep_every_class(new_labels, changed)

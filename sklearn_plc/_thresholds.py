@@ -20,6 +20,12 @@ LEAVE_OUT_STANDARD_ERRORS = 3.0
 # (corrected, or as given) only where it agrees better, balanced over the classes.
 REMOVAL_STANDARD_ERRORS = EVIDENCE_STANDARD_ERRORS
 
+# A class is drained by the noise where confident learning counts fewer of its given
+# labels wrong than of its true members labelled otherwise, by this many (Poisson)
+# standard errors of each count; a pass moves no more of its labels away than it
+# counts wrong.
+DRAINED_STANDARD_ERRORS = 2.0
+
 # -- when a held-out dispute is sure -----------------------------------------------
 # A dispute is sure where the label's probability is at most half the top class's.
 SURE_RATIO = 1 / 2

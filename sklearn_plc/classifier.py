@@ -183,7 +183,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         the class frequencies of the labels as given
         (:func:`~sklearn_plc.correction.align_class_distribution`), so that a
         model that over-predicts a class cannot pull labels into it pass after
-        pass. False is the paper's rule.
+        pass; and where confident learning finds a class drained by the noise
+        (one-sided noise), move no more of its labels away than it counts
+        wrong. False is the paper's rule.
 
     min_memorisation : float in [0, 1), default=0.1
         Correct only a model that memorises its labels (``"cv"`` or

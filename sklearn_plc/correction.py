@@ -320,6 +320,55 @@ def correct_labels(proba, labels, threshold, min_confidence=0.0, runner_up_ratio
     return new_labels, changed
 
 
+def cap_moves_out_of_classes(proba, given_labels, labels, new_labels, caps):
+    """`new_labels` with the moves that take a class past its cap undone.
+
+    Per given class ``k``, at most ``caps[k]`` samples given ``k`` may carry
+    another label; where `new_labels` has more, this pass's moves out of
+    ``k`` (the samples whose label changes from `labels`) go back, those
+    whose given label is likeliest against the new one first.
+
+    Parameters
+    ----------
+    proba : ndarray of shape (n_samples, n_classes)
+        The probabilities the pass read.
+    given_labels, labels, new_labels : ndarray of int of shape (n_samples,)
+        The labels as given, before the pass, and after it.
+    caps : ndarray of shape (n_classes,)
+        Per class, the most samples given it that may be relabelled (``inf``:
+        no cap; see :func:`~sklearn_plc.evidence.drained_class_caps`).
+
+    Returns
+    -------
+    new_labels : ndarray of int of shape (n_samples,)
+        A new array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_plc.correction import cap_moves_out_of_classes
+    >>> proba = np.array([[0.9, 0.1], [0.6, 0.4], [0.7, 0.3], [0.1, 0.9]])
+    >>> given = np.array([1, 1, 1, 0])
+    >>> new = np.array([0, 0, 0, 1])
+    >>> cap_moves_out_of_classes(proba, given, given, new, np.array([np.inf, 1]))
+    array([0, 1, 1, 1])
+    """
+    new_labels = np.array(new_labels, copy=True)
+    moved = new_labels != given_labels
+    fresh = np.flatnonzero(new_labels != labels)
+    for k in np.flatnonzero(np.isfinite(caps)):
+        excess = int(np.count_nonzero(moved & (given_labels == k)) - caps[k])
+        if excess <= 0:
+            continue
+        leaving = fresh[given_labels[fresh] == k]
+        given_odds = proba[leaving, k] / np.maximum(
+            proba[leaving, new_labels[leaving]], np.finfo(float).tiny
+        )
+        back = leaving[np.argsort(-given_odds, kind="stable")[:excess]]
+        new_labels[back] = labels[back]
+    return new_labels
+
+
 def align_class_distribution(proba, class_prior, sample_weight=None):
     """Rescale predicted probabilities so that their mean follows a class prior.
 

@@ -320,6 +320,53 @@ def kept_label_rates(proba, labels):
     return np.clip(rates, 1e-3, 1.0)
 
 
+def drained_class_caps(proba, labels, standard_errors):
+    """Per class, the most of its given labels a correction may move to another class.
+
+    Where confident learning counts clearly fewer of a class's given labels
+    wrong (its outflow) than of its true members labelled otherwise (its
+    inflow), the noise drains the class (one-sided noise: a share of the
+    positives labelled negative). A model trained on such labels
+    under-predicts the class, so its confident disagreements point away from
+    it; a correction may then move at most confident learning's count of its
+    given labels away. Elsewhere there is no cap.
+
+    Parameters
+    ----------
+    proba : array-like of shape (n_samples, n_classes)
+        Class probabilities (held out where the run has them).
+    labels : array-like of int of shape (n_samples,)
+        Given labels, as class indices.
+    standard_errors : float
+        "Clearly": the outflow plus this many of its Poisson standard errors
+        is below the inflow less this many of its own.
+
+    Returns
+    -------
+    caps : ndarray of shape (n_classes,)
+        The outflow, rounded, for a drained class; ``inf`` for the others.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_plc.evidence import drained_class_caps
+    >>> labels = np.repeat([0, 1], [90, 10])
+    >>> proba = np.tile([0.95, 0.05], (100, 1))
+    >>> proba[70:] = [0.2, 0.8]  # 20 positives among the labels 0
+    >>> drained_class_caps(proba, labels, 2.0).tolist()
+    [inf, 0.0]
+    """
+    proba, labels = _check_proba_and_labels(proba, labels)
+    joint = _calibrated_confident_joint(proba, labels)
+    right = np.diag(joint)
+    outflow = joint.sum(axis=1) - right  # given the class, truly another
+    inflow = joint.sum(axis=0) - right  # truly the class, given another
+    drained = outflow + standard_errors * np.sqrt(outflow) < (
+        inflow - standard_errors * np.sqrt(inflow)
+    )
+    return np.where(drained, np.round(outflow), np.inf)
+
+
 def _round_preserving_row_totals(values):
     """Round each row to integers with the row's (rounded) total kept."""
     floored = np.floor(values).astype(np.intp)

@@ -184,7 +184,9 @@ class PLCCallback(Callback):
     distribution_alignment : bool, default=True
         As in :class:`~sklearn_plc.PLCClassifier`: each pass reads the
         averaged probabilities rescaled so that their mean follows the class
-        frequencies of the labels as given (False: the paper's rule).
+        frequencies of the labels as given, and moves no more labels out of a
+        class drained by the noise than confident learning counts wrong in it
+        (False: the paper's rule).
     proba_source : {"training_pass", "eval_pass"}, default="training_pass"
         ``"training_pass"``: the module's outputs recorded during each
         training batch (train mode, before that batch's optimiser step; no

@@ -351,3 +351,14 @@ def test_an_unchanged_label_keeps_its_full_weight():
 def test_a_relabel_between_two_classes_without_probability_is_a_coin_toss():
     proba = np.array([[0.0, 0.0, 1.0]])
     assert relabel_weights(proba, np.array([0]), np.array([1]))[0] == 0.5
+
+
+def test_a_cap_sends_back_only_this_passs_moves():
+    from sklearn_plc.correction import cap_moves_out_of_classes
+
+    proba = np.array([[0.9, 0.1], [0.8, 0.2], [0.6, 0.4]])
+    given = np.array([1, 1, 1])
+    before = np.array([0, 1, 1])  # an earlier pass moved the first
+    after = np.array([0, 0, 0])
+    capped = cap_moves_out_of_classes(proba, given, before, after, np.array([9, 1]))
+    np.testing.assert_array_equal(capped, [0, 1, 1])

@@ -177,3 +177,35 @@ def test_a_round_without_a_pass_records_no_disputed_count():
     corrector.add_proba(CONFIDENT_CLASS_0)
     corrector.run_round()
     assert corrector.history[-1]["n_disputed"] is None
+
+
+def drained_positives():
+    """90 labels 0 and 10 labels 1; the model finds 20 positives among the 0s and
+    doubts 4 of the given positives (one-sided noise: the positives are drained),
+    of which confident learning counts 2 wrong."""
+    labels = np.repeat([0, 1], [90, 10])
+    proba = np.tile([0.95, 0.05], (100, 1))
+    proba[70:90] = [0.1, 0.9]  # positives labelled 0
+    proba[90:92] = [0.55, 0.45]  # given positives the model doubts
+    proba[92:94] = [0.6, 0.4]
+    proba[94:] = [0.1, 0.9]
+    return labels, proba
+
+
+def test_a_drained_class_loses_no_more_labels_than_confident_learning_counts():
+    labels, proba = drained_positives()
+    corrector = make_corrector(labels, theta=0.9, distribution_alignment=True)
+    corrector.add_proba(proba)
+    corrector.run_round()
+    moved_out_of_1 = (labels == 1) & (corrector.labels != 1)
+    assert moved_out_of_1.sum() == 2  # 4 under the paper's rule (below)
+    np.testing.assert_array_equal(moved_out_of_1[90:92], [False, False])  # surest kept
+    assert ((labels == 0) & (corrector.labels == 1)).sum() == 20
+
+
+def test_the_papers_rule_moves_a_drained_class_away():
+    labels, proba = drained_positives()
+    corrector = make_corrector(labels, theta=0.9, distribution_alignment=False)
+    corrector.add_proba(proba)
+    corrector.run_round()
+    assert ((labels == 1) & (corrector.labels != 1)).sum() == 4

@@ -122,3 +122,14 @@ def test_confident_learning_agrees_with_cleanlab():
         theirs = filter_module.find_label_issues(labels, proba, n_jobs=1)
         agree.append(np.mean(ours == theirs))
     assert np.mean(agree) > 0.99
+
+
+def test_noise_that_moves_labels_both_ways_drains_no_class():
+    from sklearn_plc.evidence import drained_class_caps
+
+    labels = np.repeat([0, 1], [50, 50])
+    proba = np.tile([0.9, 0.1], (100, 1))
+    proba[50:] = [0.1, 0.9]
+    proba[:10] = [0.1, 0.9]  # 10 wrong each way
+    proba[50:60] = [0.9, 0.1]
+    assert np.isinf(drained_class_caps(proba, labels, 2.0)).all()

@@ -16,7 +16,7 @@ the repository root::
 
     OMP_NUM_THREADS=1 python -m benchmarks.studies.candidates run OUT.json [SET...]
     python -m benchmarks.studies.candidates summary LOG.json...
-    OMP_NUM_THREADS=1 python -m benchmarks.studies.candidates unseen OUT.json cap
+    OMP_NUM_THREADS=1 python -m benchmarks.studies.candidates unseen OUT.json cap [rare]
 
 The library is never changed: the worker wraps ``RefitPath._end`` to record.
 """
@@ -507,14 +507,19 @@ def summary(paths, cand="removal_w"):
             report(group, metric, cand)
 
 
-def unseen_variant(out, variant):
-    """The unseen check with a study variant patched in (forked workers inherit it)."""
+def unseen_variant(out, variant, rare=False):
+    """The unseen check with a study variant patched in (forked workers inherit it).
+
+    `rare`: the rare-class check instead (digits-rare, P30 and U30, seeds 100-104).
+    """
     from joblib import Parallel, delayed
 
     from benchmarks.unseen import (
         DATASETS,
         MODELS,
         NOISES,
+        RARE_DATASETS,
+        RARE_NOISES,
         SEEDS,
         format_unseen,
         run_cell,
@@ -522,6 +527,8 @@ def unseen_variant(out, variant):
     )
 
     _install_variant(variant)
+    if rare:
+        DATASETS, NOISES, SEEDS = RARE_DATASETS, RARE_NOISES, RARE_SEEDS
     jobs = [
         (d, m, n, s) for m in MODELS for d in DATASETS for n in NOISES for s in SEEDS
     ]
@@ -545,8 +552,8 @@ def main(argv):
         run(out, rest or ["rare", "dev"])
     elif command == "summary":
         summary([out, *rest])
-    elif command == "unseen":  # unseen OUT.json VARIANT
-        unseen_variant(out, rest[0])
+    elif command == "unseen":  # unseen OUT.json VARIANT [rare]
+        unseen_variant(out, rest[0], rare=rest[1:] == ["rare"])
     else:
         raise SystemExit(f"unknown command {command}")
 
