@@ -30,7 +30,60 @@ from collections import defaultdict
 
 import numpy as np
 
-from benchmarks.studies.candidates import RARE_SEEDS, SEEDS, _noise, load
+SEEDS = (100, 101, 102)
+RARE_SEEDS = (100, 101, 102, 103, 104)
+
+# The dev sets, split by the seed (the rare ones: fraud, defect or diagnosis labels)
+DEV_SETS = {
+    "hard-dev": dict(
+        n_samples=2000, n_features=20, n_informative=8, n_classes=3, random_state=11
+    ),
+    "binary-gb-dev": dict(
+        n_samples=3000,
+        n_features=10,
+        n_informative=6,
+        n_redundant=2,
+        n_classes=2,
+        n_clusters_per_class=3,
+        random_state=21,
+    ),
+    "rare15-dev": dict(
+        n_samples=3000,
+        n_features=20,
+        n_informative=6,
+        n_classes=2,
+        weights=[0.85],
+        flip_y=0,
+        random_state=61,
+    ),
+    "rare6-dev": dict(
+        n_samples=4000,
+        n_features=15,
+        n_informative=5,
+        n_classes=2,
+        weights=[0.94],
+        flip_y=0,
+        class_sep=1.2,
+        random_state=67,
+    ),
+}
+
+
+def load(dataset, seed):
+    from sklearn.datasets import make_classification
+    from sklearn.model_selection import train_test_split
+
+    X, y = make_classification(**{"n_clusters_per_class": 2, **DEV_SETS[dataset]})
+    return train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
+
+
+def _noise(name, seed):
+    from benchmarks.unseen import _noise as unseen_noise
+    from sklearn_plc.noise import UniformNoise
+
+    if name == "U20":
+        return UniformNoise(0.2, random_state=seed)
+    return unseen_noise(name, seed)  # P30 (30% of the positives labelled 0), PMD
 
 
 def _model(name):
