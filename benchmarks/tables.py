@@ -46,7 +46,7 @@ from sklearn_plc.noise import (
     estimate_posterior,
 )
 
-from .unseen import KEPT, at_least
+from .unseen import KEPT, at_least, cost_against_cleanlab, cost_line
 
 METHODS = ("Standard", "PLC", "cleanlab")
 SEEDS = (0, 1, 2)
@@ -710,26 +710,23 @@ def corrected_runs(rows):
 def corrected_cost(rows):
     """PLC's fit time over Standard's where it corrects, against cleanlab's.
 
-    Returns the median of PLC / Standard and of cleanlab / Standard over the
-    :func:`corrected_runs`, their count, and the median of PLC / Standard over
-    every run (nets included), or None without a corrected run.
+    Returns :func:`~benchmarks.unseen.cost_against_cleanlab` over the
+    :func:`corrected_runs`, with ``every_run``, the median of PLC / Standard
+    over every run (nets included), or None without a corrected run.
     """
-    ran = _ran_plc(rows)
-    corrected = corrected_runs(rows)
-    if not corrected:
-        return None
-
-    def median_ratio(runs, method):
-        return float(
-            np.median([r[method]["fit_s"] / r["Standard"]["fit_s"] for r in runs])
+    cost = cost_against_cleanlab(
+        [
+            (r["PLC"]["fit_s"], r["cleanlab"]["fit_s"], r["Standard"]["fit_s"])
+            for r in corrected_runs(rows)
+        ]
+    )
+    if cost is not None:
+        cost["every_run"] = float(
+            np.median(
+                [r["PLC"]["fit_s"] / r["Standard"]["fit_s"] for r in _ran_plc(rows)]
+            )
         )
-
-    return {
-        "runs": len(corrected),
-        "plc": median_ratio(corrected, "PLC"),
-        "cleanlab": median_ratio(corrected, "cleanlab"),
-        "every_run": median_ratio(ran, "PLC"),
-    }
+    return cost
 
 
 def _majority_wrong(noise, entry):
@@ -914,11 +911,8 @@ def format_tables(rows, meta):
         cost = corrected_cost(rows)
         if cost is not None:
             lines.append(
-                f"- Corrected scikit-learn runs ({cost['runs']}): median PLC / "
-                f"Standard fit time {cost['plc']:.1f}× against cleanlab's "
-                f"{cost['cleanlab']:.1f}× on the same runs "
-                f"({cost['plc'] / cost['cleanlab']:.2f} times); every run's "
-                f"median PLC / Standard {cost['every_run']:.1f}×."
+                f"- {cost_line(cost)}; every run's median PLC / Standard "
+                f"{cost['every_run']:.1f}×."
             )
         if figures["stress_cells"]:
             lines.append(

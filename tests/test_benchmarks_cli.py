@@ -234,6 +234,54 @@ def test_corrected_cost_compares_the_runs_plc_corrects_with_cleanlab_on_them():
     assert cost["every_run"] == pytest.approx(6.0)  # 1, 2, 10, 14
 
 
+def test_cost_target_counts_only_runs_whose_plain_fit_takes_50_ms():
+    from benchmarks.unseen import cost_against_cleanlab
+
+    cost = cost_against_cleanlab(
+        [
+            (0.8, 0.5, 0.1),  # 8x against 5x
+            (1.2, 0.5, 0.1),  # 12x against 5x
+            (0.4, 0.1, 0.01),  # a 10 ms fit: 40x against 10x, not the target's
+        ]
+    )
+    assert cost["runs"] == 3
+    assert cost["plc"] == pytest.approx(12.0)
+    assert cost["timed_runs"] == 2
+    assert cost["timed_plc"] == pytest.approx(10.0)
+    assert cost["timed_cleanlab"] == pytest.approx(5.0)
+
+
+def test_cost_against_cleanlab_says_when_no_plain_fit_took_50_ms():
+    from benchmarks.unseen import cost_against_cleanlab, cost_line
+
+    cost = cost_against_cleanlab([(0.04, 0.02, 0.004)])
+    assert cost["timed_runs"] == 0 and cost["timed_plc"] is None
+    assert "no plain fit took 50 ms" in cost_line(cost)
+
+
+def test_unseen_cost_leaves_out_kept_and_one_run_runs():
+    from benchmarks.unseen import corrected_cost
+
+    def run(termination, confidence, plc_s):
+        return {
+            "termination": termination,
+            "confidence": confidence,
+            "plc_s": plc_s,
+            "cleanlab_s": 0.5,
+            "standard_s": 0.1,
+        }
+
+    cost = corrected_cost(
+        [
+            run("converged", "cv", 0.7),
+            run("not_memorising", "cv", 0.2),  # labels kept
+            run("max_epochs", "eval_pass", 0.3),  # one run: its own target
+        ]
+    )
+    assert cost["runs"] == 1
+    assert cost["plc"] == pytest.approx(7.0)
+
+
 def test_targets_count_stress_cells_on_their_own():
     from benchmarks.tables import summarise, target_figures
 
