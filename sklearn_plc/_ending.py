@@ -11,19 +11,21 @@ Once the refit loop has stopped, :func:`end_of_run` reads the held-out evidence
 - **undone** (``"undone"``): the corrections trained clearly worse models, so
   the labels go back to those given; where the final fit would weigh the
   relabels, fold models fitted as it is fitted are judged once more first;
+  corrections that no refit trained on (every pass after the first round was
+  quiet) are judged on such fold models before anything else;
 - **contested** (``"corrections_contested"``): they trained worse models, but
-  not clearly; the labels go back to those given, and the samples that
-  confident learning disputes on new held-out models (averaged with the first
-  round's) are left out;
+  not clearly; the labels go back to those given, and, unless the removal below
+  displaces them, the samples that confident learning disputes on new held-out
+  models (averaged with the first round's) are left out;
 - a model that does not memorise (``"not_memorising"``) keeps the labels, and
   its sure disputes are left out where fold models refitted without them agree
   clearly better with the judged labels;
 - a model too weak to judge (``"too_weak_to_judge"``) keeps the labels;
-- **removed** (``"disputes_removed"``): where a kept or undone run's model
-  memorises, the labels as given without confident learning's disputes on the
-  first round's held-out probabilities (each class weighed back to its share)
-  replace the labels the run would train on, where fold models trained so
-  agree clearly better, balanced over the classes.
+- **removed** (``"disputes_removed"``): where a kept, undone or contested
+  run's model memorises, the labels as given without confident learning's
+  disputes on the first round's held-out probabilities (each class weighed back
+  to its share) replace the labels the run would train on, where fold models
+  trained so agree clearly better, balanced over the classes.
 
 Where the model memorises nearly every label it disputes and the final fit
 trains on every sample, the first round's disputes more likely drawn at random
@@ -182,7 +184,8 @@ class FitRequest:
 
     - ``"weighed_folds"``: the run's folds fitted on ``labels`` with each
       relabel weighed by ``weights`` against its given label, as the final fit
-      would be; the path records their :class:`JudgedRefit` (``weighed=True``);
+      would be; the path records their :class:`JudgedRefit` (``weighed=True``)
+      (asked for an undo, and for corrections no refit trained on);
     - ``"contest"``: new held-out probabilities of every sample on the labels
       as given (new folds of ``cv``, or one new out-of-bag ensemble); the path
       records them;
@@ -258,6 +261,15 @@ def end_of_run(evidence, settings):
         if selection is not None and selection["undone"]:
             restore, stopped = True, "undone"
     if _contests(selection, stopped, settings):
+        # the labels go back to those given: the removal may displace them first
+        if _removal_is_a_candidate(evidence, settings):
+            outcome = _removal_candidate(evidence, settings, selection, restore=True)
+            if isinstance(outcome, FitRequest):
+                return outcome
+            if outcome is not None:
+                selection, removal = outcome
+                if removal is not None:
+                    return _removal_ending(evidence, selection, removal)
         if "contest" not in evidence.fitted:
             return FitRequest("contest")
         proba = evidence.fitted["contest"]
@@ -282,23 +294,16 @@ def end_of_run(evidence, settings):
         if isinstance(outcome, FitRequest):
             return outcome
         set_aside, selection = outcome
-    if _removal_is_a_candidate(evidence, settings, stopped):
+    if stopped in ("converged", "max_iter", "undone") and _removal_is_a_candidate(
+        evidence, settings
+    ):
         outcome = _removal_candidate(evidence, settings, selection, restore)
         if isinstance(outcome, FitRequest):
             return outcome
         if outcome is not None:
             selection, removal = outcome
             if removal is not None:
-                left_out, weights = removal
-                return Ending(
-                    termination="disputes_removed",
-                    labels=given,
-                    restore_given_labels=bool(np.any(evidence.labels != given)),
-                    selection=selection,
-                    set_aside=left_out,
-                    memorisation=evidence.memorisation,
-                    label_weight=weights,
-                )
+                return _removal_ending(evidence, selection, removal)
     memorisation = evidence.memorisation
     if (
         stopped in RANDOM_LABELS_ENDINGS
@@ -331,11 +336,20 @@ def _undo_verdict(evidence, settings):
     fitted as it is (weighed) judge once more, and decide.
     """
     bar = 0.0 if settings.trusted else UNDO_STANDARD_ERRORS
+    last = evidence.last
+    if _corrections_unjudged(evidence, settings):
+        if "weighed_folds" not in evidence.fitted:
+            weights = relabel_weights(
+                evidence.pass_proba, evidence.given_labels, evidence.labels
+            )
+            return None, FitRequest("weighed_folds", weights=weights)
+        last = evidence.fitted["weighed_folds"]
     selection = corrections_verdict(
-        evidence.reference, evidence.last, bar if settings.judge_acts else None
+        evidence.reference, last, bar if settings.judge_acts else None
     )
     if (
         selection is not None
+        and not selection["weighed"]
         and selection["undone"]
         and evidence.stopped != "undone"  # not stopped early
         and settings.refits_folds
@@ -353,6 +367,27 @@ def _undo_verdict(evidence, settings):
     return selection, None
 
 
+def _corrections_unjudged(evidence, settings):
+    """Whether the final fit would train on corrections no judged refit trained on.
+
+    The loop refits only after a round changed more labels than a quiet pass
+    may (a tenth of them); where every pass after the first round was quiet,
+    the corrections it made were read on the first round's probabilities
+    alone, and its last judged models are the first round's. Where the judge
+    acts and the final fit would weigh the relabels on the run's folds, those
+    folds are fitted as it would be, and judge the corrections.
+    """
+    return (
+        settings.judge_acts
+        and settings.refits_folds
+        and settings.weighable
+        and evidence.stopped in ("converged", "max_iter")
+        and evidence.reference is not None
+        and (evidence.last is None or evidence.last is evidence.reference)
+        and bool(np.any(evidence.labels != evidence.given_labels))
+    )
+
+
 def _contests(selection, stopped, settings):
     """Whether corrections judged at a loss too small to undo are contested."""
     return (
@@ -365,19 +400,18 @@ def _contests(selection, stopped, settings):
     )
 
 
-def _removal_is_a_candidate(evidence, settings, stopped):
+def _removal_is_a_candidate(evidence, settings):
     """Whether removing the first round's confident disputes is a candidate.
 
     It is where a judge acts on held-out evidence, the final fit may leave
     samples out (``doubtful``), the first round's held-out probabilities were
-    read, and the model memorises its labels and can judge them: the run kept
-    its corrections or undid them (``"converged"``, ``"max_iter"``,
-    ``"undone"``). A model that does not memorise has its own, stricter test
+    read, and the model memorises its labels and can judge them; the caller
+    asks it of a run that kept its corrections, undid them, or contests them.
+    A model that does not memorise has its own, stricter test
     (:func:`_sure_disputes_left_out`): its refits agree more with its own
     smooth boundary once its disputes are gone, whatever the labels, so a
     gain of a standard error or two is no evidence. A model too weak to judge
-    disputes right labels as surely as wrong ones, and a contested run already
-    left confident learning's disputes out.
+    disputes right labels as surely as wrong ones.
     """
     return (
         settings.held_out
@@ -385,7 +419,21 @@ def _removal_is_a_candidate(evidence, settings, stopped):
         and settings.doubtful in LEAVES_OUT
         and evidence.first_proba is not None
         and evidence.reference is not None
-        and stopped in ("converged", "max_iter", "undone")
+    )
+
+
+def _removal_ending(evidence, selection, removal):
+    """The :class:`Ending` of a run whose removal candidate was chosen."""
+    given = evidence.given_labels
+    left_out, weights = removal
+    return Ending(
+        termination="disputes_removed",
+        labels=given,
+        restore_given_labels=bool(np.any(evidence.labels != given)),
+        selection=selection,
+        set_aside=left_out,
+        memorisation=evidence.memorisation,
+        label_weight=weights,
     )
 
 

@@ -372,13 +372,53 @@ def test_contested_disputes_read_the_new_probabilities_with_the_first_rounds():
     # their average disputes nothing
     first = np.where((GIVEN == 0)[:, None], [[0.9, 0.1]], [[0.1, 0.9]])
     first[:40] = [0.1, 0.9]
-    run = evidence(corrected_agree=79, first_proba=first).with_fitted(
-        "contest", sure_of_class_0()
+    run = (
+        evidence(corrected_agree=79, first_proba=first, judged=np.arange(100, 200))
+        .with_fitted("removal", agreeing(79))  # no better than the labels as given
+        .with_fitted("contest", sure_of_class_0())
     )
     run = RunEvidence(**{**run.__dict__, "memorisation": {"rate": 0.0}})
     ending = end_of_run(run, settings(doubtful="auto"))
     assert ending.termination == "corrections_contested"
     assert not ending.set_aside.any()
+
+
+def unjudged(**changes):
+    """A kept run whose passes after the first round were all quiet: its last
+    judged models are the first round's."""
+    reference = JudgedRefit(0, agreeing(80))
+    return evidence(reference=reference, last=reference, **changes)
+
+
+def test_corrections_no_refit_trained_on_are_judged_on_folds_fitted_as_the_final_fit():
+    request = end_of_run(unjudged(), settings(weighable=True))
+    assert isinstance(request, FitRequest) and request.name == "weighed_folds"
+    np.testing.assert_allclose(request.weights[:20], 0.7)
+
+
+@pytest.mark.parametrize("weighed_agree", [85, 60])
+def test_those_folds_decide_whether_such_corrections_stay(weighed_agree):
+    run = unjudged().with_fitted(
+        "weighed_folds", JudgedRefit(4, agreeing(weighed_agree), weighed=True)
+    )
+    ending = end_of_run(run, settings(weighable=True))
+    assert ending.selection["compared"] == "corrections"
+    assert ending.selection["weighed"] and ending.selection["round"] == 4
+    assert (ending.termination == "undone") is (weighed_agree == 60)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [dict(weighable=False), dict(refits_folds=False), dict(judge_acts=False)],
+)
+def test_unjudged_corrections_are_judged_only_on_folds_fitted_as_the_final_fit(change):
+    ending = end_of_run(unjudged(), settings(**{"weighable": True, **change}))
+    assert ending.termination == "converged" and ending.selection is None
+
+
+def test_a_run_that_corrected_nothing_asks_for_no_judged_folds():
+    ending = end_of_run(unjudged(labels=GIVEN), settings(weighable=True))
+    assert ending.termination == "converged" and ending.selection is None
 
 
 def test_corrections_stay_where_the_new_models_cannot_be_fitted():
@@ -499,6 +539,27 @@ def test_a_removal_chosen_over_corrections_returns_the_labels_as_given():
     assert ending.termination == "disputes_removed"
     assert ending.restore_given_labels and ending.relabel_weight is None
     assert ending.selection["corrections"]["compared"] == "corrections"
+
+
+def test_a_contested_run_asks_for_the_removal_before_new_folds():
+    run = memorising(last=JudgedRefit(3, agreeing(79)))
+    request = end_of_run(run, settings(doubtful="auto"))
+    assert request.name == "removal"
+
+
+@pytest.mark.parametrize("n_agree", [79, 95])
+def test_a_removal_clearly_better_than_the_given_labels_displaces_a_contest(n_agree):
+    run = memorising(last=JudgedRefit(3, agreeing(79))).with_fitted(
+        "removal", agreeing(n_agree)
+    )
+    outcome = end_of_run(run, settings(doubtful="auto"))
+    if n_agree == 79:  # not better than the labels as given: the contest goes on
+        assert outcome == FitRequest("contest")
+        return
+    assert outcome.termination == "disputes_removed"
+    assert outcome.selection["against"] == "given"
+    assert outcome.selection["corrections"]["gain"] < 0
+    np.testing.assert_array_equal(outcome.labels, GIVEN)
 
 
 def test_trusted_labels_are_never_removed():
