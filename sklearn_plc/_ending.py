@@ -14,15 +14,15 @@ Once the refit loop has stopped, :func:`end_of_run` reads the held-out evidence
   corrections that no refit trained on (every pass after the first round was
   quiet) are judged on such fold models before anything else;
 - **contested** (``"corrections_contested"``): they trained worse models, but
-  not clearly; the labels go back to those given, and, unless the removal below
-  displaces them, the samples that confident learning disputes on new held-out
-  models (averaged with the first round's) are left out;
+  not clearly; the labels go back to those given, and the samples that
+  confident learning disputes on new held-out models (averaged with the first
+  round's) are left out;
 - a model that does not memorise (``"not_memorising"``) keeps the labels, and
   its sure disputes are left out where fold models refitted without them agree
   clearly better with the judged labels;
 - a model too weak to judge (``"too_weak_to_judge"``) keeps the labels;
-- **removed** (``"disputes_removed"``): where a kept, undone or contested
-  run's model memorises, the labels as given without confident learning's
+- **removed** (``"disputes_removed"``): where a kept or undone run's model
+  memorises, the labels as given without confident learning's
   disputes on the first round's held-out probabilities (each class weighed back
   to its share) replace the labels the run would train on, where fold models
   trained so agree clearly better, balanced over the classes.
@@ -261,15 +261,6 @@ def end_of_run(evidence, settings):
         if selection is not None and selection["undone"]:
             restore, stopped = True, "undone"
     if _contests(selection, stopped, settings):
-        # the labels go back to those given: the removal may displace them first
-        if _removal_is_a_candidate(evidence, settings):
-            outcome = _removal_candidate(evidence, settings, selection, restore=True)
-            if isinstance(outcome, FitRequest):
-                return outcome
-            if outcome is not None:
-                selection, removal = outcome
-                if removal is not None:
-                    return _removal_ending(evidence, selection, removal)
         if "contest" not in evidence.fitted:
             return FitRequest("contest")
         proba = evidence.fitted["contest"]
@@ -406,7 +397,8 @@ def _removal_is_a_candidate(evidence, settings):
     It is where a judge acts on held-out evidence, the final fit may leave
     samples out (``doubtful``), the first round's held-out probabilities were
     read, and the model memorises its labels and can judge them; the caller
-    asks it of a run that kept its corrections, undid them, or contests them.
+    asks it of a run that kept its corrections or undid them (a contested run
+    leaves confident learning's disputes out already).
     A model that does not memorise has its own, stricter test
     (:func:`_sure_disputes_left_out`): its refits agree more with its own
     smooth boundary once its disputes are gone, whatever the labels, so a

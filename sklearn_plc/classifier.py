@@ -205,10 +205,13 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         correction is undone when models trained on the corrected labels
         agree with their given labels clearly worse (by one standard error and
         one sample) than models trained on the labels as given (``"undone"``,
-        evidence in ``selection_``); a loss too small to undo contests the
-        corrections instead (see ``doubtful``); and, for a model that
-        memorises, the removal of the confident disputes replaces either where
-        its models agree clearly better (balanced over the classes). 0.2
+        evidence in ``selection_``; corrections that no refit trained on are
+        judged on the folds fitted on them as the final fit would be); a loss
+        too small to undo contests the corrections instead (see
+        ``doubtful``); and, for a model that memorises, the removal of the
+        confident disputes replaces the labels it would otherwise train on
+        (corrected, or as given) where its models agree clearly better
+        (balanced over the classes). 0.2
         leaves enough to judge and most to correct with. ``trusted`` samples
         judge in their place
         (any loss undoes). ``None``: no judge, the corrections stand whatever

@@ -372,10 +372,8 @@ def test_contested_disputes_read_the_new_probabilities_with_the_first_rounds():
     # their average disputes nothing
     first = np.where((GIVEN == 0)[:, None], [[0.9, 0.1]], [[0.1, 0.9]])
     first[:40] = [0.1, 0.9]
-    run = (
-        evidence(corrected_agree=79, first_proba=first, judged=np.arange(100, 200))
-        .with_fitted("removal", agreeing(79))  # no better than the labels as given
-        .with_fitted("contest", sure_of_class_0())
+    run = evidence(corrected_agree=79, first_proba=first).with_fitted(
+        "contest", sure_of_class_0()
     )
     run = RunEvidence(**{**run.__dict__, "memorisation": {"rate": 0.0}})
     ending = end_of_run(run, settings(doubtful="auto"))
@@ -539,27 +537,6 @@ def test_a_removal_chosen_over_corrections_returns_the_labels_as_given():
     assert ending.termination == "disputes_removed"
     assert ending.restore_given_labels and ending.relabel_weight is None
     assert ending.selection["corrections"]["compared"] == "corrections"
-
-
-def test_a_contested_run_asks_for_the_removal_before_new_folds():
-    run = memorising(last=JudgedRefit(3, agreeing(79)))
-    request = end_of_run(run, settings(doubtful="auto"))
-    assert request.name == "removal"
-
-
-@pytest.mark.parametrize("n_agree", [79, 95])
-def test_a_removal_clearly_better_than_the_given_labels_displaces_a_contest(n_agree):
-    run = memorising(last=JudgedRefit(3, agreeing(79))).with_fitted(
-        "removal", agreeing(n_agree)
-    )
-    outcome = end_of_run(run, settings(doubtful="auto"))
-    if n_agree == 79:  # not better than the labels as given: the contest goes on
-        assert outcome == FitRequest("contest")
-        return
-    assert outcome.termination == "disputes_removed"
-    assert outcome.selection["against"] == "given"
-    assert outcome.selection["corrections"]["gain"] < 0
-    np.testing.assert_array_equal(outcome.labels, GIVEN)
 
 
 def test_trusted_labels_are_never_removed():
