@@ -173,6 +173,18 @@ def test_only_doubtful_auto_and_set_aside_leave_out_the_sure_disputes(
     assert plc.selection_ is None and not plc.set_aside_.any()
 
 
+def test_a_run_whose_passes_after_the_first_round_were_quiet_judges_its_corrections():
+    # a rare class under one-sided noise: each pass moves a few labels, no refit
+    X, y = load_digits(return_X_y=True)
+    y = (y == 8).astype(int)
+    y_noisy = flip_labels_with_matrix(y, [[1.0, 0.0], [0.3, 0.7]], random_state=1)
+    plc = PLCClassifier(ExtraTreesClassifier(30, random_state=0), random_state=1)
+    plc.fit(X, y_noisy)
+    assert [r["refit"] for r in plc.history_[1:]] == [False] * (len(plc.history_) - 1)
+    assert (plc.labels_ != y_noisy).any()
+    assert plc.selection_["compared"] == "corrections" and plc.selection_["weighed"]
+
+
 def test_weighed_folds_with_every_weight_one_predict_as_the_hard_folds(noisy_blobs):
     from sklearn_plc._final_fit import weighed_out_of_fold_proba
     from sklearn_plc._held_out import out_of_fold_proba

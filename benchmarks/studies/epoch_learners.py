@@ -14,9 +14,11 @@ accuracy and balanced accuracy, per dev cell:
 
 Dev protocol only; verdict and figures on the design page ("The warm-up on a
 rare class"), logs ``epoch_learners_{mlp,sgd}_*.json`` beside this script. It
-stays while issue 60 (SGD in one run, the one run's judge) is open. Run from
-the repository root (a baseline from a git worktree of the commit before the
-change)::
+stays while issue 60 (SGD in one run, the one run's judge) is open. Any family of
+the unseen check runs on the same cells (its own ``"auto"`` path): the refit
+families' logs ``epoch_learners_refit_*.json`` (design page, "Judge the
+corrections that no refit trained on"). Run from the repository root (a baseline
+from a git worktree of the commit before the change)::
 
     OMP_NUM_THREADS=1 python -m benchmarks.studies.epoch_learners run OUT.json MODEL...
     python -m benchmarks.studies.epoch_learners summary LOG.json...
