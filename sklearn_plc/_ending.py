@@ -22,10 +22,10 @@ Once the refit loop has stopped, :func:`end_of_run` reads the held-out evidence
   clearly better with the judged labels;
 - a model too weak to judge (``"too_weak_to_judge"``) keeps the labels;
 - **removed** (``"disputes_removed"``): where a kept or undone run's model
-  memorises, the labels as given without confident learning's
-  disputes on the first round's held-out probabilities (each class weighed back
-  to its share) replace the labels the run would train on, where fold models
-  trained so agree clearly better, balanced over the classes.
+  memorises, the labels as given without confident learning's disputes on the
+  first round's held-out probabilities (each class weighed back to its share)
+  replace the labels the run would train on, where fold models trained so
+  agree clearly better, balanced over the classes.
 
 Where the model memorises nearly every label it disputes and the final fit
 trains on every sample, the first round's disputes more likely drawn at random
@@ -285,16 +285,23 @@ def end_of_run(evidence, settings):
         if isinstance(outcome, FitRequest):
             return outcome
         set_aside, selection = outcome
-    if stopped in ("converged", "max_iter", "undone") and _removal_is_a_candidate(
-        evidence, settings
-    ):
+    if _removal_is_a_candidate(evidence, settings, stopped):
         outcome = _removal_candidate(evidence, settings, selection, restore)
         if isinstance(outcome, FitRequest):
             return outcome
         if outcome is not None:
             selection, removal = outcome
             if removal is not None:
-                return _removal_ending(evidence, selection, removal)
+                left_out, weights = removal
+                return Ending(
+                    termination="disputes_removed",
+                    labels=given,
+                    restore_given_labels=bool(np.any(evidence.labels != given)),
+                    selection=selection,
+                    set_aside=left_out,
+                    memorisation=evidence.memorisation,
+                    label_weight=weights,
+                )
     memorisation = evidence.memorisation
     if (
         stopped in RANDOM_LABELS_ENDINGS
@@ -324,7 +331,9 @@ def _undo_verdict(evidence, settings):
 
     A verified judge is unbiased, so any measured loss undoes. Where the
     verdict undoes and the final fit would weigh the relabels, the folds
-    fitted as it is (weighed) judge once more, and decide.
+    fitted as it is (weighed) judge once more, and decide. Corrections no
+    refit trained on (:func:`_corrections_unjudged`) are judged on those
+    folds from the start.
     """
     bar = 0.0 if settings.trusted else UNDO_STANDARD_ERRORS
     last = evidence.last
@@ -391,19 +400,19 @@ def _contests(selection, stopped, settings):
     )
 
 
-def _removal_is_a_candidate(evidence, settings):
+def _removal_is_a_candidate(evidence, settings, stopped):
     """Whether removing the first round's confident disputes is a candidate.
 
     It is where a judge acts on held-out evidence, the final fit may leave
     samples out (``doubtful``), the first round's held-out probabilities were
-    read, and the model memorises its labels and can judge them; the caller
-    asks it of a run that kept its corrections or undid them (a contested run
-    leaves confident learning's disputes out already).
-    A model that does not memorise has its own, stricter test
+    read, and the model memorises its labels and can judge them: the run kept
+    its corrections or undid them (``"converged"``, ``"max_iter"``,
+    ``"undone"``). A model that does not memorise has its own, stricter test
     (:func:`_sure_disputes_left_out`): its refits agree more with its own
     smooth boundary once its disputes are gone, whatever the labels, so a
     gain of a standard error or two is no evidence. A model too weak to judge
-    disputes right labels as surely as wrong ones.
+    disputes right labels as surely as wrong ones, and a contested run already
+    left confident learning's disputes out.
     """
     return (
         settings.held_out
@@ -411,21 +420,7 @@ def _removal_is_a_candidate(evidence, settings):
         and settings.doubtful in LEAVES_OUT
         and evidence.first_proba is not None
         and evidence.reference is not None
-    )
-
-
-def _removal_ending(evidence, selection, removal):
-    """The :class:`Ending` of a run whose removal candidate was chosen."""
-    given = evidence.given_labels
-    left_out, weights = removal
-    return Ending(
-        termination="disputes_removed",
-        labels=given,
-        restore_given_labels=bool(np.any(evidence.labels != given)),
-        selection=selection,
-        set_aside=left_out,
-        memorisation=evidence.memorisation,
-        label_weight=weights,
+        and stopped in ("converged", "max_iter", "undone")
     )
 
 
