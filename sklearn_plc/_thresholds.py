@@ -49,6 +49,8 @@ EPOCH_MIN_CORRECTION_RATE = 0.001
 WARM_UP_MIN_EPOCHS = 3
 # Agreement gained per epoch (over the last two) below which it has levelled off.
 WARM_UP_PLATEAU = 0.005
+# A first epoch this many standard errors above chance agreement learned in that epoch.
+LEARNED_STANDARD_ERRORS = 2.0
 # The automatic warm-up ends at the latest after this share of the epochs.
 WARM_UP_MAX_FRACTION = 0.5
 # Stopping rule for a learner without one of its own (and for nets): loss tolerance...

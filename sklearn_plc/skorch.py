@@ -38,6 +38,7 @@ from ._paths.epochs import (
     balanced_agreement,
     chance_agreement,
     epoch_settings,
+    learned_margin,
     max_warm_up,
     plateau_epoch,
     warm_up_over,
@@ -167,7 +168,8 @@ class PLCCallback(Callback):
         starts correcting once the net's training-pass agreement with the
         labels, balanced over the classes, levels off (:func:`plateau_epoch`:
         it rose by less than 0.5 points per epoch over the last two epochs,
-        after rising by at least that much per epoch since the first, and at
+        after rising by at least that much per epoch since the first, or since
+        chance where the first epoch is below it or clearly above it, and at
         least 3 epochs have run), and at the latest at half of ``max_epochs``.
         A net first learns the patterns the labels share and only later
         memorises the wrong ones, so the end of that first phase is when its
@@ -601,6 +603,7 @@ class PLCCallback(Callback):
             self.agreement_,
             self._losses.settled(),
             chance=chance_agreement(corrector.labels),
+            margin=learned_margin(corrector.labels),
             epochs_run=corrector.n_rounds + 1,
             latest=self._max_warm_up,
         ):

@@ -12,6 +12,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_plc import PLCClassifier
+from sklearn_plc._paths.epochs import learned_margin, plateau_epoch
 
 
 class CountingMLP(MLPClassifier):
@@ -226,6 +227,47 @@ def test_the_warm_up_waits_while_the_net_predicts_the_common_class_alone():
     plc.fit(X, y_noisy)
     assert plc.warm_up_ > 8
     assert np.count_nonzero(plc.labels_ == 1) > 0.8 * np.count_nonzero(y_noisy == 1)
+
+
+def test_a_first_epoch_well_above_chance_then_a_slow_rise_is_a_plateau():
+    # most of the learning in the first epoch, then a slow climb (memorising)
+    curve = [0.628, 0.629, 0.630, 0.631]
+    assert not plateau_epoch(curve, chance=0.5)  # climbed 0.001 an epoch
+    assert plateau_epoch(curve, chance=0.5, margin=0.05)
+
+
+def test_a_first_epoch_barely_above_chance_still_counts_its_climb_from_there():
+    curve = [0.515, 0.516, 0.517, 0.518]  # a rare class barely predicted
+    assert not plateau_epoch(curve, chance=0.5, margin=0.05)
+
+
+def test_the_learned_margin_widens_as_the_rarest_class_shrinks():
+    balanced = learned_margin(np.repeat([0, 1], [550, 550]))
+    rare = learned_margin(np.repeat([0, 1], [1000, 100]))
+    assert rare > balanced
+
+
+def test_the_warm_up_ends_once_a_run_that_learned_in_its_first_epoch_levels_off():
+    # Regression: breast cancer, 30% uniform noise. The MLP's balanced agreement
+    # starts at 0.63 (chance 0.5) and then rises about 0.001 an epoch; counted
+    # from the first epoch the climb never reached 0.005 an epoch, so the
+    # warm-up lasted 149 epochs while the MLP memorised its noisy labels.
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import train_test_split
+
+    from sklearn_plc.noise import UniformNoise
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X_train, _, y_train, _ = train_test_split(
+        X, y, test_size=0.3, random_state=102, stratify=y
+    )
+    _, y_noisy = UniformNoise(0.3, random_state=102).fit_resample(X_train, y_train)
+    net = make_pipeline(
+        StandardScaler(), MLPClassifier((64,), max_iter=300, random_state=0)
+    )
+    plc = PLCClassifier(net, random_state=102).fit(X_train, y_noisy)
+    assert plc.confidence_ == "eval_pass"
+    assert plc.warm_up_ < 20
 
 
 def test_the_warm_up_ends_where_the_learners_own_fit_would_stop(noisy_blobs):

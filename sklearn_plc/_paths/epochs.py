@@ -12,6 +12,7 @@ from .._thresholds import (
     DEFAULT_N_ITER_NO_CHANGE,
     DEFAULT_TOL,
     EPOCH_MIN_CORRECTION_RATE,
+    LEARNED_STANDARD_ERRORS,
     WARM_UP_MAX_FRACTION,
     WARM_UP_MIN_EPOCHS,
     WARM_UP_PLATEAU,
@@ -54,8 +55,34 @@ def chance_agreement(labels):
     return 1 / np.count_nonzero(np.bincount(labels))
 
 
+def learned_margin(labels):
+    """How far above chance a first epoch's agreement shows the model learned.
+
+    ``LEARNED_STANDARD_ERRORS`` standard errors of the balanced agreement at
+    its widest (each labelled class's share at one half): a first epoch this
+    far above chance did not get there by luck, however few samples its
+    rarest class has.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_plc._paths.epochs import learned_margin
+    >>> round(learned_margin(np.repeat([0, 1], [1000, 100])), 3)
+    0.052
+    """
+    counts = np.bincount(labels)
+    counts = counts[counts > 0]
+    standard_error = np.sqrt(np.sum(1 / (4 * counts))) / counts.shape[0]
+    return LEARNED_STANDARD_ERRORS * float(standard_error)
+
+
 def plateau_epoch(
-    agreement, *, chance=0.0, min_epochs=WARM_UP_MIN_EPOCHS, tolerance=WARM_UP_PLATEAU
+    agreement,
+    *,
+    chance=0.0,
+    margin=np.inf,
+    min_epochs=WARM_UP_MIN_EPOCHS,
+    tolerance=WARM_UP_PLATEAU,
 ):
     """Whether the agreement curve has levelled off at its last epoch.
 
@@ -63,7 +90,9 @@ def plateau_epoch(
     them climbs; it has levelled off when the climb stops. A curve that has not
     climbed above chance yet (a model before it starts learning, or one that
     predicts a single class) is not level but not started, and is not a
-    plateau.
+    plateau. A first epoch already well above chance (by more than `margin`)
+    learned in that epoch: the climb counts from chance, so that a curve that
+    then rises slowly (memorising) is level.
 
     Parameters
     ----------
@@ -74,6 +103,9 @@ def plateau_epoch(
     chance : float, default=0.0
         The agreement of a model that has learned nothing (balanced: ``1 /
         n_classes``); the climb counts from it where the curve starts below.
+    margin : float, default=inf
+        The climb also counts from `chance` where the first epoch is above it
+        by more than this (:func:`learned_margin`; inf: never).
     min_epochs : int
         Never before this many epochs.
     tolerance : float
@@ -94,15 +126,20 @@ def plateau_epoch(
     False
     >>> plateau_epoch([0.45, 0.49, 0.5, 0.5], chance=0.5)  # up to chance only
     False
+    >>> plateau_epoch([0.63, 0.631, 0.632], chance=0.5, margin=0.05)  # learned at once
+    True
     """
     if len(agreement) < max(min_epochs, 3):
         return False
     recent = (agreement[-1] - agreement[-3]) / 2
-    climbed = (agreement[-1] - max(agreement[0], chance)) / (len(agreement) - 1)
+    start = agreement[0]
+    if start < chance or start > chance + margin:
+        start = chance
+    climbed = (agreement[-1] - start) / (len(agreement) - 1)
     return recent < tolerance <= climbed
 
 
-def warm_up_over(agreement, loss_settled, *, chance, epochs_run, latest):
+def warm_up_over(agreement, loss_settled, *, chance, margin, epochs_run, latest):
     """Whether an automatic warm-up ends with the epoch that just ran.
 
     It ends once the model has learned what its labels share, before it
@@ -123,6 +160,9 @@ def warm_up_over(agreement, loss_settled, *, chance, epochs_run, latest):
     chance : float
         The agreement of a model that has learned nothing
         (:func:`chance_agreement`).
+    margin : float
+        How far above `chance` a first epoch shows the model learned in it
+        (:func:`learned_margin`).
     epochs_run : int
         Epochs run so far, the one that just ended included.
     latest : int
@@ -133,7 +173,9 @@ def warm_up_over(agreement, loss_settled, *, chance, epochs_run, latest):
     bool
     """
     return (
-        loss_settled or epochs_run >= latest or plateau_epoch(agreement, chance=chance)
+        loss_settled
+        or epochs_run >= latest
+        or plateau_epoch(agreement, chance=chance, margin=margin)
     )
 
 

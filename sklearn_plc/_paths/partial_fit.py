@@ -44,6 +44,7 @@ from .epochs import (
     balanced_agreement,
     chance_agreement,
     epoch_settings,
+    learned_margin,
     max_warm_up,
     warm_up_over,
 )
@@ -198,6 +199,7 @@ class PartialFitPath:
                     agreement,
                     losses.settled(),
                     chance=chance_agreement(corrector.labels),
+                    margin=learned_margin(corrector.labels),
                     epochs_run=corrector.n_rounds + 1,
                     latest=latest_warm_up,
                 ):
