@@ -36,9 +36,7 @@ from ._params import (
 from ._paths.epochs import (
     LossSinceLabelsMoved,
     balanced_agreement,
-    chance_agreement,
     epoch_settings,
-    learned_margin,
     max_warm_up,
     plateau_epoch,
     warm_up_over,
@@ -602,8 +600,7 @@ class PLCCallback(Callback):
         if corrector.warm_up is None and warm_up_over(
             self.agreement_,
             self._losses.settled(),
-            chance=chance_agreement(corrector.labels),
-            margin=learned_margin(corrector.labels),
+            labels=corrector.labels,
             epochs_run=corrector.n_rounds + 1,
             latest=self._max_warm_up,
         ):

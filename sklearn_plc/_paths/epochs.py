@@ -139,7 +139,7 @@ def plateau_epoch(
     return recent < tolerance <= climbed
 
 
-def warm_up_over(agreement, loss_settled, *, chance, margin, epochs_run, latest):
+def warm_up_over(agreement, loss_settled, *, labels, epochs_run, latest):
     """Whether an automatic warm-up ends with the epoch that just ran.
 
     It ends once the model has learned what its labels share, before it
@@ -157,12 +157,10 @@ def warm_up_over(agreement, loss_settled, *, chance, margin, epochs_run, latest)
     loss_settled : bool
         Whether the loss on the labels has stopped improving
         (:meth:`LossSinceLabelsMoved.settled`).
-    chance : float
-        The agreement of a model that has learned nothing
-        (:func:`chance_agreement`).
-    margin : float
-        How far above `chance` a first epoch shows the model learned in it
-        (:func:`learned_margin`).
+    labels : ndarray of int
+        The current labels, as class indices: they give the agreement of a
+        model that has learned nothing (:func:`chance_agreement`) and how far
+        above it a first epoch shows the model learned (:func:`learned_margin`).
     epochs_run : int
         Epochs run so far, the one that just ended included.
     latest : int
@@ -175,7 +173,9 @@ def warm_up_over(agreement, loss_settled, *, chance, margin, epochs_run, latest)
     return (
         loss_settled
         or epochs_run >= latest
-        or plateau_epoch(agreement, chance=chance, margin=margin)
+        or plateau_epoch(
+            agreement, chance=chance_agreement(labels), margin=learned_margin(labels)
+        )
     )
 
 

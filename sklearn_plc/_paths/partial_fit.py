@@ -42,9 +42,7 @@ from .._validation import (
 from .epochs import (
     LossSinceLabelsMoved,
     balanced_agreement,
-    chance_agreement,
     epoch_settings,
-    learned_margin,
     max_warm_up,
     warm_up_over,
 )
@@ -198,8 +196,7 @@ class PartialFitPath:
                 if corrector.warm_up is None and warm_up_over(
                     agreement,
                     losses.settled(),
-                    chance=chance_agreement(corrector.labels),
-                    margin=learned_margin(corrector.labels),
+                    labels=corrector.labels,
                     epochs_run=corrector.n_rounds + 1,
                     latest=latest_warm_up,
                 ):
