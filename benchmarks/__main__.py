@@ -71,7 +71,8 @@ def _parser():
         ),
         help="noise cells: PMD type and level (I-35, …, III-70) or PMD 35%% + "
         "uniform 30/60%% or asymmetric 30%% (I+U30, …, III+A30); default: all. "
-        "unseen: I-35, III-35 and U30 (uniform 30%%); P30: 30%% of class 1 "
+        "clean: no noise (the labels as drawn); "
+        "unseen: clean, I-35, III-35 and U30 (uniform 30%%); P30: 30%% of class 1 "
         "labelled 0",
     )
     grid.add_argument(

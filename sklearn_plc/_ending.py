@@ -25,7 +25,8 @@ Once the refit loop has stopped, :func:`end_of_run` reads the held-out evidence
   memorises, the labels as given without confident learning's disputes on the
   first round's held-out probabilities (each class weighed back to its share)
   replace the labels the run would train on, where fold models trained so
-  agree clearly better, balanced over the classes.
+  agree clearly better (each judged sample at the weight the estimator gives
+  it: balanced over the classes only under ``class_weight="balanced"``).
 
 Where the model memorises nearly every label it disputes and the final fit
 trains on every sample, the first round's disputes more likely drawn at random
@@ -152,6 +153,9 @@ class RunEvidence:
     judged : ndarray of int or None
         The samples whose held-out predictions judge (the ``agrees`` of
         `reference` and `last`, in order); None: every sample.
+    judge_weight : ndarray of shape (n_samples,) or None
+        The weight of each sample's agreement, as the estimator weighs it
+        (:func:`~sklearn_plc._judge.judge_sample_weight`); None: equal.
     fitted : dict
         What the path fitted at a :class:`FitRequest`, by its name; None where
         it could not be fitted.
@@ -169,11 +173,19 @@ class RunEvidence:
     trusted: np.ndarray | None = None
     validation: np.ndarray | None = None
     judged: np.ndarray | None = None
+    judge_weight: np.ndarray | None = None
     fitted: dict = field(default_factory=dict)
 
     def with_fitted(self, name, value):
         """A copy with `value` recorded as the fit `name`."""
         return replace(self, fitted={**self.fitted, name: value})
+
+    @property
+    def judged_weight(self):
+        """The weight of each judged sample's agreement, in order; None: equal."""
+        if self.judge_weight is None or self.judged is None:
+            return self.judge_weight
+        return self.judge_weight[self.judged]
 
 
 @dataclass(frozen=True)
@@ -345,7 +357,10 @@ def _undo_verdict(evidence, settings):
             return None, FitRequest("weighed_folds", weights=weights)
         last = evidence.fitted["weighed_folds"]
     selection = corrections_verdict(
-        evidence.reference, last, bar if settings.judge_acts else None
+        evidence.reference,
+        last,
+        bar if settings.judge_acts else None,
+        evidence.judged_weight,
     )
     if (
         selection is not None
@@ -362,7 +377,10 @@ def _undo_verdict(evidence, settings):
             if "weighed_folds" not in evidence.fitted:
                 return None, FitRequest("weighed_folds", weights=weights)
             selection = corrections_verdict(
-                evidence.reference, evidence.fitted["weighed_folds"], bar
+                evidence.reference,
+                evidence.fitted["weighed_folds"],
+                bar,
+                evidence.judged_weight,
             )
     return selection, None
 
@@ -455,7 +473,8 @@ def _removal_candidate(evidence, settings, selection, restore):
     judged refit), else the labels as given (the first round's models). The
     removal displaces it where its fold models agree with the judged labels
     better by more than ``REMOVAL_STANDARD_ERRORS`` standard errors, each
-    judged class weighing the same (balanced agreement).
+    judged sample at the weight the estimator gives it
+    (:func:`~sklearn_plc._judge.judge_sample_weight`).
 
     Returns
     -------
@@ -478,8 +497,9 @@ def _removal_candidate(evidence, settings, selection, restore):
     if kept and selection is not None:  # corrections kept, and judged
         incumbent = evidence.fitted.get("weighed_folds") or evidence.last
         against = "corrected"
-    judged = given if evidence.judged is None else given[evidence.judged]
-    verdict = removal_verdict(agrees, incumbent.agrees, judged, REMOVAL_STANDARD_ERRORS)
+    verdict = removal_verdict(
+        agrees, incumbent.agrees, evidence.judged_weight, REMOVAL_STANDARD_ERRORS
+    )
     verdict.update(
         against=against,
         n_set_aside=int(left_out.sum()),
@@ -523,7 +543,10 @@ def _sure_disputes_left_out(evidence):
     if agrees is None:  # too few samples left in a fold (k-NN: n_neighbors)
         return None, None
     selection = leave_out_verdict(
-        agrees, evidence.reference.agrees, LEAVE_OUT_STANDARD_ERRORS
+        agrees,
+        evidence.reference.agrees,
+        LEAVE_OUT_STANDARD_ERRORS,
+        evidence.judged_weight,
     )
     set_aside = keep_every_class(sure, labels)
     selection["n_set_aside"] = int(set_aside.sum())

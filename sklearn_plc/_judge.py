@@ -27,6 +27,7 @@ from sklearn.model_selection import (
     ShuffleSplit,
     StratifiedShuffleSplit,
 )
+from sklearn.pipeline import Pipeline
 
 from ._thresholds import EVIDENCE_STANDARD_ERRORS, FEW_TRUSTED
 from .correction import confidence_ratio
@@ -196,6 +197,50 @@ def can_judge(evidence):
     return evidence["judge_margin"] >= -margin
 
 
+def judge_sample_weight(estimator, classes, given_labels, sample_weight=None):
+    """How the judge weighs each sample's agreement: as the estimator weighs it.
+
+    A user who weighs the classes (``class_weight="balanced"``, or a dict, on
+    the estimator or a Pipeline's last step) or the samples (``sample_weight``
+    given to ``fit``) says what an error costs; the judge counts a judged
+    sample's agreement at that weight, so that it never trades what the user
+    weighs for what the user does not. Otherwise every sample weighs the same
+    and the judge reads plain agreement (accuracy is not traded for balanced
+    accuracy).
+
+    Parameters
+    ----------
+    estimator : estimator object
+        The wrapped classifier (not fitted).
+    classes : ndarray of shape (n_classes,)
+        The caller's labels, sorted.
+    given_labels : ndarray of int of shape (n_samples,)
+        The labels as given, as indices into `classes`.
+    sample_weight : ndarray of shape (n_samples,) or None, default=None
+        The weights given to ``fit``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,) or None
+        None where every sample weighs the same.
+    """
+    final = estimator[-1] if isinstance(estimator, Pipeline) else estimator
+    try:
+        class_weight = final.get_params(deep=False).get("class_weight")
+    except AttributeError:  # not a scikit-learn estimator: no class weights
+        class_weight = None
+    weights = None
+    if isinstance(class_weight, str):  # "balanced" or "balanced_subsample"
+        weights = balanced_weights(given_labels)
+    elif isinstance(class_weight, dict):
+        per_class = np.array([float(class_weight.get(c, 1.0)) for c in classes])
+        weights = per_class[given_labels]
+    if sample_weight is not None:
+        given = np.asarray(sample_weight, dtype=np.float64)
+        weights = given if weights is None else weights * given
+    return weights
+
+
 class JudgedRefit(NamedTuple):
     """A judged refit: its round, whether each judged sample agrees, how fitted."""
 
@@ -219,6 +264,9 @@ class HeldOutJudge:
         The labels as given (or verified) that predictions are compared with.
     judged : ndarray of int or None, default=None
         The samples that judge; None: all of them.
+    sample_weight : ndarray of shape (n_samples,) or None, default=None
+        The weight of each sample's agreement (:func:`judge_sample_weight`);
+        None: equal.
 
     Attributes
     ----------
@@ -228,9 +276,11 @@ class HeldOutJudge:
         The last judged refit.
     """
 
-    def __init__(self, given_labels, judged=None):
+    def __init__(self, given_labels, judged=None, sample_weight=None):
         self.given_labels = given_labels
         self.judged = slice(None) if judged is None else judged
+        self.sample_weight = sample_weight
+        self.weights = None if sample_weight is None else sample_weight[self.judged]
         self.reference = None
         self.last = None
 
@@ -268,11 +318,13 @@ class HeldOutJudge:
         (:func:`~sklearn_plc.evidence.agrees_clearly_worse`; False before a
         second refit).
         """
-        selection = corrections_verdict(self.reference, self.last, standard_errors)
+        selection = corrections_verdict(
+            self.reference, self.last, standard_errors, self.weights
+        )
         return selection is not None and selection["undone"]
 
 
-def corrections_verdict(reference, last, standard_errors):
+def corrections_verdict(reference, last, standard_errors, weights=None):
     """The evidence for the last judged labels, and whether to undo them.
 
     Compares the agreement of the `last` judged refit with that of the
@@ -286,6 +338,8 @@ def corrections_verdict(reference, last, standard_errors):
         errors by one judged sample more
         (:func:`~sklearn_plc.evidence.agrees_clearly_worse`; 0: any loss);
         None only records the evidence.
+    weights : ndarray of shape (n_judged,) or None, default=None
+        The weight of each judged sample's agreement; None: equal.
 
     Returns
     -------
@@ -300,7 +354,9 @@ def corrections_verdict(reference, last, standard_errors):
     """
     if last is None or last is reference:
         return None
-    gain, standard_error = agreement_gain(last.agrees, reference.agrees)
+    gain, standard_error = agreement_gain(
+        last.agrees, reference.agrees, sample_weight=weights
+    )
     n_judged = int(last.agrees.shape[0])
     undone = standard_errors is not None and agrees_clearly_worse(
         gain, standard_error, n_judged, standard_errors
@@ -309,24 +365,31 @@ def corrections_verdict(reference, last, standard_errors):
         "compared": "corrections",
         "chosen": not undone,
         "round": last.round,
-        "holdout_agreement": float(last.agrees.mean()),
-        "given_labels_agreement": float(reference.agrees.mean()),
+        "holdout_agreement": _weighted_mean(last.agrees, weights),
+        "given_labels_agreement": _weighted_mean(reference.agrees, weights),
         "gain": gain,
         "standard_error": standard_error,
         "n_judged": n_judged,
         "undone": undone,
         "weighed": last.weighed,
+        "sample_weighted": weights is not None,
     }
 
 
-def leave_out_verdict(agrees, reference_agrees, standard_errors):
+def _weighted_mean(agrees, weights):
+    """The share of judged samples that agree, each at its weight (None: equal)."""
+    return float(np.average(agrees, weights=weights))
+
+
+def leave_out_verdict(agrees, reference_agrees, standard_errors, weights=None):
     """Whether models fitted without some samples agree clearly better.
 
     For the samples a non-memorising model surely disputes: `agrees` is, per
     judged sample, whether fold models fitted without them agree with its
     given label, and `reference_agrees` the same for the first round's
     models. They are left out where the paired gain exceeds
-    `standard_errors` standard errors.
+    `standard_errors` standard errors, each judged sample at its `weights`
+    (None: equal).
 
     Returns
     -------
@@ -335,18 +398,21 @@ def leave_out_verdict(agrees, reference_agrees, standard_errors):
         "set_aside"``, ``"round"`` 0, ``"undone"`` and ``"weighed"`` False,
         and ``"chosen"`` (whether those samples are left out).
     """
-    gain, standard_error = agreement_gain(agrees, reference_agrees)
+    gain, standard_error = agreement_gain(
+        agrees, reference_agrees, sample_weight=weights
+    )
     return {
         "compared": "set_aside",
         "chosen": bool(gain > standard_errors * standard_error),
         "round": 0,
-        "holdout_agreement": float(agrees.mean()),
-        "given_labels_agreement": float(reference_agrees.mean()),
+        "holdout_agreement": _weighted_mean(agrees, weights),
+        "given_labels_agreement": _weighted_mean(reference_agrees, weights),
         "gain": gain,
         "standard_error": standard_error,
         "n_judged": int(agrees.shape[0]),
         "undone": False,
         "weighed": False,
+        "sample_weighted": weights is not None,
     }
 
 
@@ -356,18 +422,18 @@ def balanced_weights(labels):
     return 1.0 / counts[labels]
 
 
-def removal_verdict(agrees, incumbent_agrees, judged_labels, standard_errors):
+def removal_verdict(agrees, incumbent_agrees, weights, standard_errors):
     """Whether models fitted without the confident disputes agree clearly better.
 
     `agrees` is, per judged sample, whether fold models fitted without the
     samples confident learning disputes agree with its given label, and
     `incumbent_agrees` the same for the models of the labels the run would
-    otherwise train on. Agreement is balanced: the mean over the given classes
-    of each class's agreement, so that a removal that gives back a rare class
-    its samples (one-sided noise) is not outvoted by the common class's
-    count. The removal is chosen where the paired gain exceeds
-    `standard_errors` standard errors by one judged sample's share more
-    (McNemar's continuity correction, as for the undo:
+    otherwise train on. Each judged sample counts at its `weights`, as the
+    estimator weighs it (:func:`judge_sample_weight`: balanced over the
+    classes under ``class_weight="balanced"``; None: plain agreement). The
+    removal is chosen where the paired gain exceeds `standard_errors`
+    standard errors by one judged sample's share more (McNemar's continuity
+    correction, as for the undo:
     :func:`~sklearn_plc.evidence.agrees_clearly_worse` of the opposite gain).
 
     Returns
@@ -375,25 +441,24 @@ def removal_verdict(agrees, incumbent_agrees, judged_labels, standard_errors):
     selection : dict
         As :func:`corrections_verdict` gives it, with ``"compared":
         "removal"``, ``"round"`` 0, ``"undone"`` and ``"weighed"`` False,
-        ``"balanced"`` True, and ``"chosen"`` (whether the removal is).
+        ``"sample_weighted"`` (whether the judged samples counted at the
+        estimator's weights) and ``"chosen"`` (whether the removal is).
     """
-    weights = balanced_weights(judged_labels)
     gain, standard_error = agreement_gain(
         agrees, incumbent_agrees, sample_weight=weights
     )
-    weights = weights / weights.sum()
     n_judged = int(agrees.shape[0])
     better = agrees_clearly_worse(-gain, standard_error, n_judged, standard_errors)
     return {
         "compared": "removal",
         "chosen": bool(better),
         "round": 0,
-        "holdout_agreement": float(weights @ agrees),
-        "given_labels_agreement": float(weights @ incumbent_agrees),
+        "holdout_agreement": _weighted_mean(agrees, weights),
+        "given_labels_agreement": _weighted_mean(incumbent_agrees, weights),
         "gain": gain,
         "standard_error": standard_error,
         "n_judged": n_judged,
         "undone": False,
         "weighed": False,
-        "balanced": True,
+        "sample_weighted": weights is not None,
     }

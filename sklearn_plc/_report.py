@@ -39,14 +39,14 @@ def round_line(record, n_samples, *, refits=True):
 
 
 def _judged(selection):
-    if selection["compared"] == "removal":
-        how = ", agreement balanced over the classes"
-    elif selection["compared"] != "corrections":
+    if selection["compared"] != "corrections":
         how = ""
     elif selection.get("weighed"):
         how = ", on folds weighed as the final fit is"
     else:
         how = ", on models trained on the hard corrected labels"
+    if selection.get("sample_weighted"):
+        how += ", each judged sample at the estimator's weight"
     return (
         f"held-out agreement {selection['holdout_agreement']:.3f} against "
         f"{selection['given_labels_agreement']:.3f} for the "

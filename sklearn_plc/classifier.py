@@ -210,8 +210,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         too small to undo contests the corrections instead (see
         ``doubtful``); and, for a model that memorises, the removal of the
         confident disputes replaces the labels it would otherwise train on
-        (corrected, or as given) where its models agree clearly better
-        (balanced over the classes). 0.2
+        (corrected, or as given) where its models agree clearly better. The
+        judge weighs each judged sample as the estimator weighs it
+        (``class_weight``, ``sample_weight``), plainly otherwise. 0.2
         leaves enough to judge and most to correct with. ``trusted`` samples
         judge in their place
         (any loss undoes). ``None``: no judge, the corrections stand whatever

@@ -476,3 +476,80 @@ def test_review_figures_count_cells_where_plcs_list_is_at_least_as_precise():
     summary[("c", "I-35")] = {"PLC_precision_at_50": 1.0}  # no cleanlab: not counted
     figures = review_figures(summary)
     assert figures["cells"] == 2 and figures[50] == figures[200] == 1
+
+
+def test_the_clean_cell_trains_on_the_labels_as_drawn():
+    from benchmarks.tables import CLEAN, CLEAN_TABLE
+
+    y = np.array([0, 1, 2, 1])
+    labels, rate, above_half = NOISE_CELLS[CLEAN].corrupt(y, None, 0)
+    assert NOISE_CELLS[CLEAN].table == CLEAN_TABLE
+    assert (labels == y).all() and labels is not y
+    assert (rate, above_half) == (0.0, 0.0)
+
+
+def test_targets_count_clean_cells_on_their_own():
+    from benchmarks.tables import CLEAN, summarise, target_figures
+
+    rows = [
+        _cell("d", CLEAN, 0, standard=0.80, plc=0.78, cleanlab=0.79),
+        _cell("e", CLEAN, 0, standard=0.80, plc=0.80, cleanlab=0.80),
+        _cell("d", "I-35", 0, standard=0.60, plc=0.70, cleanlab=0.65),
+    ]
+    figures = target_figures(summarise(rows))
+    assert figures["clean_cells"] == 2
+    assert figures["clean_within_half_point"] == 1
+    assert figures["clean_mean_gain"] == pytest.approx(-0.01)
+    assert figures["clean_cleanlab_mean_gain"] == pytest.approx(-0.005)
+    assert figures["all_cells"] == 1  # the clean cells are no Table 1-2 cell
+
+
+def test_targets_count_noisy_cells_where_cleanlab_leads_by_more_than_a_point():
+    from benchmarks.tables import summarise, target_figures
+
+    rows = [
+        _cell("d", "I-35", 0, standard=0.60, plc=0.70, cleanlab=0.72),
+        _cell("d", "III-35", 0, standard=0.60, plc=0.70, cleanlab=0.705),
+    ]
+    figures = target_figures(summarise(rows))
+    assert figures["cleanlab_ahead_by_a_point"] == 1
+    assert figures["all_cleanlab_mean_gain"] == pytest.approx(0.1125)
+
+
+def test_the_dev_sets_run_by_default_only_on_the_dev_split():
+    from benchmarks.tables import DATASETS, DEV_SPLIT, default_datasets
+
+    dev_only = {name for name, d in DATASETS.items() if d.dev_only}
+    assert dev_only and not dev_only & set(default_datasets(0))
+    assert dev_only <= set(default_datasets(DEV_SPLIT))
+
+
+def test_unseen_counts_clean_cells_on_their_own():
+    from benchmarks.unseen import CLEAN, clean_figures, format_unseen, summarise
+
+    def run(noise, plc, cleanlab):
+        return {
+            "dataset": "d",
+            "model": "m",
+            "noise": noise,
+            "seed": 0,
+            "standard": 0.8,
+            "plc": plc,
+            "cleanlab": cleanlab,
+            "standard_s": 1.0,
+            "plc_s": 2.0,
+            "cleanlab_s": 2.0,
+            "purity_before": 1.0 if noise == CLEAN else 0.7,
+            "purity_after": 0.9 if noise == CLEAN else 0.8,
+            "termination": "converged",
+            "undone": False,
+        }
+
+    summary = summarise([run(CLEAN, 0.79, 0.8), run("I-35", 0.9, 0.85)])
+    figures = clean_figures(summary)
+    assert figures["cells"] == 1 and figures["within_half_point"] == 0
+    assert figures["mean_gain"] == pytest.approx(-1.0)
+    assert figures["labels_changed"] == pytest.approx(10.0)
+    markdown = format_unseen(summary, {"command": "c", "seeds": [0], "wall_s": 1})
+    assert "Clean labels (no noise): PLC ≥ Standard − 0.5 in 0 of 1" in markdown
+    assert "| all | 1 | +10.00 |" in markdown  # the noisy cell alone

@@ -2,6 +2,9 @@
 
 import numpy as np
 import pytest
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from sklearn_plc._judge import (
     FEW_TRUSTED,
@@ -9,6 +12,7 @@ from sklearn_plc._judge import (
     can_judge,
     choose_judged_samples,
     corrections_verdict,
+    judge_sample_weight,
     memorisation_evidence,
     memorises,
     removal_verdict,
@@ -89,30 +93,74 @@ def test_models_without_some_samples_are_chosen_above_the_bar_only():
     # a gain of 2/16 at a standard error of about 0.08: clears half of one
     # by one sample more, not one
     selection = removal_verdict(
-        judge.agrees(every_label), judge.reference.agrees, GIVEN, 0.5
+        judge.agrees(every_label), judge.reference.agrees, None, 0.5
     )
     assert selection["compared"] == "removal" and selection["round"] == 0
     assert selection["gain"] == 2 / 16 and selection["n_judged"] == 16
     assert selection["chosen"] and not selection["undone"]
     assert not removal_verdict(
-        judge.agrees(every_label), judge.reference.agrees, GIVEN, 1.0
+        judge.agrees(every_label), judge.reference.agrees, None, 1.0
     )["chosen"]
 
 
-def test_the_removal_is_judged_on_agreement_balanced_over_the_classes():
-    # 4 samples of a rare class, 36 of a common one: the removal wins all 4
-    # of the rare class and loses 5 of the common one, a loss in a plain count
+def _rare_class_removal():
+    """4 samples of a rare class, 36 of a common one: the removal wins all 4
+    of the rare class and loses 5 of the common one, a loss in a plain count."""
     labels = np.array([1] * 4 + [0] * 36)
     incumbent = np.ones(40, dtype=bool)
     incumbent[:4] = False
     removal = np.ones(40, dtype=bool)
     removal[4:9] = False
-    plain_gain = removal.mean() - incumbent.mean()
-    selection = removal_verdict(removal, incumbent, labels, 0.0)
-    assert plain_gain < 0 and selection["balanced"] and selection["chosen"]
+    return labels, removal, incumbent
+
+
+def test_the_removal_is_judged_on_plain_agreement_by_default():
+    _, removal, incumbent = _rare_class_removal()
+    selection = removal_verdict(removal, incumbent, None, 0.0)
+    assert not selection["chosen"] and not selection["sample_weighted"]
+    assert selection["gain"] == pytest.approx(-1 / 40)
+
+
+def test_the_removal_is_judged_balanced_where_the_estimator_balances_classes():
+    labels, removal, incumbent = _rare_class_removal()
+    weights = judge_sample_weight(
+        LogisticRegression(class_weight="balanced"), np.array([0, 1]), labels
+    )
+    selection = removal_verdict(removal, incumbent, weights, 0.0)
+    assert selection["sample_weighted"] and selection["chosen"]
     assert selection["gain"] == pytest.approx((4 / 4 - 5 / 36) / 2)
     assert selection["holdout_agreement"] == pytest.approx((1 + 31 / 36) / 2)
     assert selection["given_labels_agreement"] == pytest.approx(0.5)
+
+
+def test_the_judge_weighs_no_sample_where_the_estimator_weighs_none():
+    labels = np.array([0, 0, 1])
+    assert judge_sample_weight(LogisticRegression(), np.array([0, 1]), labels) is None
+
+
+def test_the_judge_reads_a_pipelines_last_step_class_weight():
+    labels = np.array([0, 0, 0, 1])
+    model = make_pipeline(StandardScaler(), LogisticRegression(class_weight="balanced"))
+    weights = judge_sample_weight(model, np.array(["a", "b"]), labels)
+    assert weights.tolist() == [1 / 3, 1 / 3, 1 / 3, 1.0]
+
+
+def test_the_judge_maps_a_class_weight_dict_through_the_callers_labels():
+    labels = np.array([0, 1, 1])
+    model = LogisticRegression(class_weight={"spam": 5.0})
+    weights = judge_sample_weight(model, np.array(["ham", "spam"]), labels)
+    assert weights.tolist() == [1.0, 5.0, 5.0]
+
+
+def test_the_judge_weighs_samples_by_the_sample_weight_given_to_fit():
+    labels = np.array([0, 1, 1])
+    weights = judge_sample_weight(
+        LogisticRegression(class_weight={1: 2.0}),
+        np.array([0, 1]),
+        labels,
+        sample_weight=np.array([3.0, 1.0, 0.5]),
+    )
+    assert weights.tolist() == [3.0, 2.0, 1.0]
 
 
 def test_memorisation_counts_the_contradicted_labels_fitted_in_sample():
@@ -202,3 +250,35 @@ def test_trusted_samples_judge_and_are_left_out_of_training():
 
 def test_folds_given_as_pairs_judge_in_place():
     assert choose(None, can_set_aside=False) == (None, None, None)
+
+
+@pytest.mark.parametrize(
+    ("class_weight", "weighted"), [(None, False), ("balanced", True)]
+)
+def test_a_fitted_run_judges_as_its_estimator_weighs_the_classes(
+    class_weight, weighted
+):
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import RandomForestClassifier
+
+    from sklearn_plc import PLCClassifier
+
+    X, y = make_classification(600, weights=[0.85], random_state=0)
+    y_noisy = y.copy()
+    y_noisy[np.flatnonzero(y == 1)[::4]] = 0  # a quarter of the rare class
+    forest = RandomForestClassifier(20, class_weight=class_weight, random_state=0)
+    plc = PLCClassifier(forest, random_state=0).fit(X, y_noisy)
+    assert plc.selection_["sample_weighted"] is weighted
+
+
+def test_a_fitted_run_judges_each_sample_at_the_weight_given_to_fit():
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import RandomForestClassifier
+
+    from sklearn_plc import PLCClassifier
+
+    X, y = make_classification(600, random_state=0)
+    weights = np.where(y == 1, 2.0, 1.0)
+    forest = RandomForestClassifier(20, random_state=0)
+    plc = PLCClassifier(forest, random_state=0).fit(X, y, sample_weight=weights)
+    assert plc.selection_["sample_weighted"]

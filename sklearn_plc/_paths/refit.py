@@ -48,6 +48,7 @@ from .._judge import (
     JudgedRefit,
     can_judge,
     choose_judged_samples,
+    judge_sample_weight,
     memorisation_evidence,
     memorises,
 )
@@ -196,7 +197,10 @@ class RefitPath:
             estimator
         )
         corrector = self._corrector(encoded, classes.shape[0], trusted)
-        judge = HeldOutJudge(encoded, judged) if self.held_out else None
+        judge_weight = judge_sample_weight(
+            estimator, classes, encoded, self.sample_weight
+        )
+        judge = HeldOutJudge(encoded, judged, judge_weight) if self.held_out else None
         fold_indices = [part for fold in splits or () for part in fold]
         with data_sent_once(X, *fold_indices):
             loop = self._loop(
@@ -333,6 +337,7 @@ class RefitPath:
             judged=None
             if judge is None or isinstance(judge.judged, slice)
             else judge.judged,
+            judge_weight=None if judge is None else judge.sample_weight,
         )
 
     def _fit_requested(
