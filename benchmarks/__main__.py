@@ -11,15 +11,27 @@ COMMANDS = {
     "tables": "the paper's Tables 1–2 layout on offline data: Standard, PLC, cleanlab "
     "and clean labels over datasets × noise × seeds (the full grid takes "
     "16 to 45 minutes with --jobs 2, by the machine's load)",
-    "quick": "a representative subset of `tables` (2 datasets × 2 noises × 3 seeds) "
-    "in one or two minutes with --jobs 2 on 2 cores: the same as `tables --quick`",
+    "quick": "a representative subset of `tables` (3 datasets × clean labels, PMD and "
+    "PMD + uniform noise × 3 seeds) in a few minutes with --jobs 2 on 2 cores: the "
+    "same as `tables --quick`",
     "speed": "the library's speed ratios",
     "nets": "a skorch 1-D CNN on mnist1d, plain vs PLC, in three regimes, with "
     "per-epoch correction precision",
     "unseen": "Standard vs PLC vs cleanlab on datasets and models the tables never "
-    "use (8 model families × 4 datasets × 3 noises × seeds 100–102; about 25 "
-    "minutes with --jobs 2 for all of them): a check that the defaults carry "
+    "use (9 model families × 4 datasets × clean labels and 3 noises × seeds 100–102; "
+    "about 20 minutes with --jobs 2 for all of them): a check that the defaults carry "
     "over, not a place to choose them",
+}
+
+
+# The options each command reads (its --help lists these only)
+_GRID = ("--datasets", "--noises", "--seeds", "--plc", "--jobs")
+COMMAND_OPTIONS = {
+    "tables": (*_GRID, "--quick", "--methods", "--dev"),
+    "quick": (*_GRID, "--methods", "--dev"),
+    "speed": (),
+    "nets": (),
+    "unseen": (*_GRID, "--models"),
 }
 
 
@@ -34,85 +46,99 @@ def _parser():
         default="results",
         help="folder for the Markdown, JSON and PNG outputs (default: results)",
     )
-    grid = common.add_argument_group("tables, quick and unseen")
-    grid.add_argument(
-        "--quick",
-        action="store_true",
-        help="the representative subset (the README's main job)",
-    )
-    grid.add_argument(
-        "--datasets",
-        nargs="+",
-        choices=[
-            *DATASETS,
-            *unseen.DATASETS,
-            *unseen.FRESH_DATASETS,
-            *unseen.RARE_DATASETS,
-        ],
-        help="datasets to run (default: all of the command's own; unseen's "
-        "second check, run only when named: "
-        f"{' '.join(unseen.FRESH_DATASETS)}, with --noises "
-        f"{' '.join(unseen.FRESH_NOISES)}; its rare-class check: "
-        f"{' '.join(unseen.RARE_DATASETS)}, with --noises "
-        f"{' '.join(unseen.RARE_NOISES)})",
-    )
-    grid.add_argument(
-        "--noises",
-        nargs="+",
-        choices=list(
-            dict.fromkeys(
-                (
-                    *NOISE_CELLS,
-                    *unseen.NOISES,
-                    *unseen.FRESH_NOISES,
-                    *unseen.RARE_NOISES,
-                )
+
+    def add_options(subparser, names):
+        """The grid options that `names` lists, in one group of `subparser`."""
+        grid = subparser.add_argument_group("what to run")
+        if "--quick" in names:
+            grid.add_argument(
+                "--quick",
+                action="store_true",
+                help="the representative subset (the README's main job)",
             )
-        ),
-        help="noise cells: PMD type and level (I-35, …, III-70) or PMD 35%% + "
-        "uniform 30/60%% or asymmetric 30%% (I+U30, …, III+A30); default: all. "
-        "clean: no noise (the labels as drawn); "
-        "unseen: clean, I-35, III-35 and U30 (uniform 30%%); P30: 30%% of class 1 "
-        "labelled 0",
-    )
-    grid.add_argument(
-        "--seeds",
-        nargs="+",
-        type=int,
-        help="seeds (default: 0 1 2; unseen: 100 101 102)",
-    )
-    grid.add_argument(
-        "--models",
-        nargs="+",
-        choices=list(unseen.MODELS),
-        help="unseen: model families to run (default: all)",
-    )
-    grid.add_argument(
-        "--methods",
-        nargs="+",
-        choices=["Standard", "PLC", "cleanlab"],
-        help="methods besides the clean-label bound (default: all three)",
-    )
-    grid.add_argument(
-        "--dev",
-        action="store_true",
-        help="the development protocol: split 1 and seeds 100 101 102 (choose "
-        "settings here, never on the reported split 0 and seeds 0 1 2)",
-    )
-    grid.add_argument(
-        "--plc",
-        nargs="+",
-        default=[],
-        metavar="NAME=VALUE",
-        help="override PLCClassifier parameters, e.g. --plc theta=0.2 "
-        "confidence=in_sample (values parsed as JSON, else kept as text)",
-    )
-    grid.add_argument(
-        "--jobs",
-        type=int,
-        default=1,
-        help="runs in parallel (processes; torch threads are split between them)",
-    )
+        if "--datasets" in names:
+            grid.add_argument(
+                "--datasets",
+                nargs="+",
+                choices=[
+                    *DATASETS,
+                    *unseen.DATASETS,
+                    *unseen.FRESH_DATASETS,
+                    *unseen.RARE_DATASETS,
+                ],
+                help="datasets to run (default: all of the command's own; unseen's "
+                "second check, run only when named: "
+                f"{' '.join(unseen.FRESH_DATASETS)}, with --noises "
+                f"{' '.join(unseen.FRESH_NOISES)}; its rare-class check: "
+                f"{' '.join(unseen.RARE_DATASETS)}, with --noises "
+                f"{' '.join(unseen.RARE_NOISES)})",
+            )
+        if "--noises" in names:
+            grid.add_argument(
+                "--noises",
+                nargs="+",
+                choices=list(
+                    dict.fromkeys(
+                        (
+                            *NOISE_CELLS,
+                            *unseen.NOISES,
+                            *unseen.FRESH_NOISES,
+                            *unseen.RARE_NOISES,
+                        )
+                    )
+                ),
+                help="noise cells: PMD type and level (I-35, …, III-70) or PMD 35%% + "
+                "uniform 30/60%% or asymmetric 30%% (I+U30, …, III+A30); default: all. "
+                "clean: no noise (the labels as drawn); "
+                "unseen: clean, I-35, III-35 and U30 (uniform 30%%); P30: 30%% of "
+                "class 1 labelled 0",
+            )
+        if "--seeds" in names:
+            grid.add_argument(
+                "--seeds",
+                nargs="+",
+                type=int,
+                help="seeds (default: 0 1 2; unseen: 100 101 102)",
+            )
+        if "--models" in names:
+            grid.add_argument(
+                "--models",
+                nargs="+",
+                choices=list(unseen.MODELS),
+                help="unseen: model families to run (default: all)",
+            )
+        if "--methods" in names:
+            grid.add_argument(
+                "--methods",
+                nargs="+",
+                choices=["Standard", "PLC", "cleanlab"],
+                help="methods besides the clean-label bound (default: all three)",
+            )
+        if "--dev" in names:
+            grid.add_argument(
+                "--dev",
+                action="store_true",
+                help="the development protocol: split 1 and seeds 100 101 102 (choose "
+                "settings here, never on the reported split 0 and seeds 0 1 2)",
+            )
+        if "--plc" in names:
+            grid.add_argument(
+                "--plc",
+                nargs="+",
+                default=[],
+                metavar="NAME=VALUE",
+                help="override PLCClassifier parameters, e.g. --plc theta=0.2 "
+                "confidence=in_sample (values parsed as JSON, else kept as text)",
+            )
+        if "--jobs" in names:
+            grid.add_argument(
+                "--jobs",
+                type=int,
+                default=1,
+                help="runs in parallel (processes; torch threads are split "
+                "between them)",
+            )
+
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
         description="sklearn-plc benchmarks (offline). Commands: "
@@ -121,11 +147,14 @@ def _parser():
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, text in COMMANDS.items():
-        commands.add_parser(
-            name,
-            parents=[common],
-            help=text,
-            description=f"python -m benchmarks {name}: {text}.",
+        add_options(
+            commands.add_parser(
+                name,
+                parents=[common],
+                help=text,
+                description=f"python -m benchmarks {name}: {text}.",
+            ),
+            COMMAND_OPTIONS[name],
         )
     return parser
 
@@ -175,7 +204,7 @@ def main(argv=None):
         )
 
         _check_known(args, DATASETS, NOISE_CELLS)
-        quick = args.quick or args.command == "quick"
+        quick = args.command == "quick" or args.quick
         folder = output / (
             ("quick" if quick else "tables") + ("-dev" if args.dev else "")
         )

@@ -268,8 +268,29 @@ def compare(before_path, after_path):
     return 1 if differ else 0
 
 
+def main(argv=None):
+    """``record OUT.json`` or ``compare BEFORE.json AFTER.json``; the exit status."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.same_labels",
+        description="Fingerprint dev cells before and after a change that should "
+        "not move any result (record at each commit, then compare).",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    record_parser = commands.add_parser("record", help="fingerprint every cell")
+    record_parser.add_argument("out", help="the JSON file to write")
+    compare_parser = commands.add_parser(
+        "compare", help="print each cell as same or different; exit 1 if any differs"
+    )
+    compare_parser.add_argument("before", help="a JSON file from record")
+    compare_parser.add_argument("after", help="a JSON file from record")
+    args = parser.parse_args(argv)
+    if args.command == "record":
+        record(args.out)
+        return 0
+    return compare(args.before, args.after)
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "record":
-        record(sys.argv[2])
-    else:
-        sys.exit(compare(sys.argv[2], sys.argv[3]))
+    sys.exit(main())

@@ -78,7 +78,8 @@ align_class_distribution`) to the class frequencies of the labels as given,
     threshold : float
         The threshold the next pass will use.
     corrected_iter : ndarray of int of shape (n_samples,)
-        Round of each sample's last change, -1 if never changed.
+        Round of each sample's last change, -1 where the label is the one
+        given (never changed, or changed back).
     history : list of dict
         One record per round (see ``PLCClassifier.history_``).
     corrections : dict of ndarray
@@ -443,6 +444,8 @@ align_class_distribution`) to the class frequencies of the labels as given,
             )
             self.labels = new_labels
             self.corrected_iter[changed] = round_index
+            # a label changed back to the one given is no longer a correction
+            self.corrected_iter[changed & (new_labels == self.initial_labels)] = -1
             n_corrected = samples.shape[0]
             disputed = self.disputed(proba)
             n_disputed = int(np.count_nonzero(disputed))

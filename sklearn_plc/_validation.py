@@ -120,6 +120,7 @@ def encode_labels(y):
         raise ValueError(
             "PLCClassifier requires y to be passed, but the target y is None."
         )
+    check_one_label_type(y)  # a list mixing types, before it becomes strings
     y = column_or_1d(y, warn=True)
     missing = _missing_label_mask(y)
     if missing.any():
@@ -220,6 +221,14 @@ def check_sample_weight(sample_weight, n_samples):
         raise ValueError(
             f"sample_weight has {sample_weight.shape[0]} entries but y has "
             f"{n_samples}; pass one weight per sample."
+        )
+    bad = ~np.isfinite(sample_weight) | (sample_weight < 0)
+    if bad.any():
+        raise ValueError(
+            f"sample_weight holds {np.count_nonzero(bad)} negative, NaN or infinite "
+            f"weights (the first at sample {int(np.flatnonzero(bad)[0])}: "
+            f"{sample_weight[bad][0]!r}); PLC weighs labels and agreements by them, "
+            f"which needs finite weights >= 0. Pass 0 to leave a sample out."
         )
     return sample_weight
 

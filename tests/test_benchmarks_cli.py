@@ -553,3 +553,30 @@ def test_unseen_counts_clean_cells_on_their_own():
     markdown = format_unseen(summary, {"command": "c", "seeds": [0], "wall_s": 1})
     assert "Clean labels (no noise): PLC ≥ Standard − 0.5 in 0 of 1" in markdown
     assert "| all | 1 | +10.00 |" in markdown  # the noisy cell alone
+
+
+@pytest.mark.parametrize("argv", [[], ["--help"], ["compare", "one.json"]])
+def test_same_labels_explains_its_usage_instead_of_failing(argv, capsys):
+    from benchmarks.same_labels import main as same_labels
+
+    with pytest.raises(SystemExit) as exit_info:
+        same_labels(argv)
+    assert exit_info.value.code == (0 if argv == ["--help"] else 2)
+    captured = capsys.readouterr()
+    assert "usage: python -m benchmarks.same_labels" in captured.out + captured.err
+
+
+@pytest.mark.parametrize(
+    ("command", "absent"),
+    [
+        ("quick", "--quick"),
+        ("speed", "--methods"),
+        ("nets", "--seeds"),
+        ("unseen", "--dev"),
+    ],
+)
+def test_a_commands_help_lists_only_the_options_it_reads(command, absent, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert f"[{absent}" not in out and f"\n  {absent}" not in out  # usage, options

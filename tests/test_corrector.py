@@ -209,3 +209,12 @@ def test_the_papers_rule_moves_a_drained_class_away():
     corrector.add_proba(proba)
     corrector.run_round()
     assert ((labels == 1) & (corrector.labels != 1)).sum() == 4
+
+
+def test_a_label_changed_back_to_the_one_given_counts_as_never_corrected():
+    corrector = make_corrector([0, 0, 0])
+    for proba in (CONFIDENT_CLASS_0[::-1], CONFIDENT_CLASS_0):
+        corrector.add_proba(proba)
+        corrector.run_round()
+    assert corrector.labels.tolist() == [0, 0, 1]
+    assert corrector.corrected_iter.tolist() == [-1, -1, 1]

@@ -436,3 +436,24 @@ def test_text_with_an_estimator_that_reads_it_is_corrupted():
     noise = PMDNoise("I", 0.3, estimator=reader, random_state=0)
     _, y_noisy = noise.fit_resample(documents, [1, 0, 1, 0] * 10)
     assert len(y_noisy) == 40
+
+
+@pytest.mark.parametrize("dtype", [object, "category"])
+def test_pair_noise_takes_string_labels_held_as_objects_or_categories(dtype):
+    pd = pytest.importorskip("pandas")
+    X = np.zeros((300, 2))
+    y = pd.Series(np.array(["ant", "bee", "cat"])[np.arange(300) % 3], dtype=dtype)
+    _, y_noisy = AsymmetricNoise(0.3, random_state=0).fit_resample(X, y)
+    moved = np.asarray(y_noisy) != np.asarray(y)
+    assert 0.2 < moved.mean() < 0.4
+    pairs = set(zip(np.asarray(y)[moved], np.asarray(y_noisy)[moved], strict=True))
+    assert pairs <= {("ant", "bee"), ("bee", "cat"), ("cat", "ant")}
+
+
+def test_a_polars_series_of_labels_comes_back_as_a_polars_series():
+    pl = pytest.importorskip("polars")
+    X = np.zeros((200, 2))
+    y = pl.Series("target", np.arange(200) % 2)
+    _, y_noisy = UniformNoise(0.3, random_state=0).fit_resample(X, y)
+    assert isinstance(y_noisy, pl.Series) and y_noisy.name == "target"
+    assert 0.2 < (y_noisy.to_numpy() != y.to_numpy()).mean() < 0.4

@@ -410,3 +410,19 @@ def test_the_largest_cv_an_error_suggests_can_be_made():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # classes smaller than the folds
         PLCClassifier(GaussianNB(), cv=largest, random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("bad", [-1.0, np.nan])
+def test_a_negative_or_nan_sample_weight_is_refused_by_name(bad):
+    X, y = np.random.RandomState(0).normal(size=(40, 2)), np.arange(40) % 2
+    weights = np.ones(40)
+    weights[3] = bad
+    with pytest.raises(ValueError, match=r"sample_weight holds 1 negative.*sample 3"):
+        PLCClassifier(LogisticRegression()).fit(X, y, sample_weight=weights)
+
+
+def test_a_plain_list_mixing_strings_and_integers_is_refused():
+    X = np.random.RandomState(0).normal(size=(6, 2))
+    y = ["cat", "dog", 0, 1, "cat", 0]
+    with pytest.raises(ValueError, match="y mixes labels of different types"):
+        PLCClassifier(LogisticRegression()).fit(X, y)

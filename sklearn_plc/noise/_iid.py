@@ -76,14 +76,13 @@ def asymmetric_transition_matrix(classes, noise_level, mapping="next"):
     noise_level = _check_noise_level(noise_level)
     classes = np.asarray(classes)
     n_classes = classes.shape[0]
+    # Python scalars (an object array's elements already are: no .item())
+    names = classes.tolist()
     if isinstance(mapping, str):
         if mapping != "next":
             raise ValueError(f"mapping must be a dict or 'next'; got {mapping!r}.")
-        mapping = {
-            classes[i].item(): classes[(i + 1) % n_classes].item()
-            for i in range(n_classes)
-        }
-    index = {c.item(): i for i, c in enumerate(classes)}
+        mapping = {names[i]: names[(i + 1) % n_classes] for i in range(n_classes)}
+    index = {name: i for i, name in enumerate(names)}
     matrix = np.eye(n_classes)
     for source, target in mapping.items():
         for name in (source, target):

@@ -44,11 +44,17 @@ def _label_kind(value):
 
 
 def check_one_label_type(y):
-    """Raise where an object array of labels mixes types (e.g. ints and strings).
+    """Raise where labels mix types (e.g. ints and strings).
 
-    NumPy cannot order such labels, so they cannot be made classes; scikit-learn
-    reports them as a target of unknown type.
+    NumPy cannot order such labels in an object array, so they cannot be made
+    classes (scikit-learn reports them as a target of unknown type); and a
+    plain list of them becomes an array of strings, ``1`` and ``"1"`` one class,
+    so a list or tuple is checked before it is converted.
     """
+    if isinstance(y, list | tuple):  # a missing label (None) is named elsewhere
+        y = np.array([value for value in y if value is not None], dtype=object)
+    elif not isinstance(y, np.ndarray):  # a Series or frame: checked once converted
+        return
     if y.dtype.kind != "O":
         return
     examples = {}
@@ -64,6 +70,7 @@ def check_one_label_type(y):
 
 def _encode(y, classes=None):
     """Validate labels (at least two classes); return ``(classes, encoded)``."""
+    check_one_label_type(y)
     y = column_or_1d(y)
     check_one_label_type(y)
     if classes is None:
@@ -145,11 +152,14 @@ def _check_posterior_values(row_sums, lowest):
 
 
 def _like_y(y, y_noisy):
-    """`y_noisy` as a pandas Series with `y`'s index and name where `y` is one.
+    """`y_noisy` as a Series where `y` is one: pandas with `y`'s index and name,
+    polars with its name.
 
     imbalanced-learn's samplers return the target's type, and the rows are the
-    same rows here, so a Series keeps its index.
+    same rows here, so a pandas Series keeps its index.
     """
-    if type(y).__name__ == "Series" and hasattr(y, "index"):
+    if type(y).__name__ != "Series":
+        return y_noisy
+    if hasattr(y, "index"):  # pandas
         return type(y)(y_noisy, index=y.index, name=y.name)
-    return y_noisy
+    return type(y)(y.name, y_noisy)  # polars: Series(name, values)
