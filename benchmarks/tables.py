@@ -563,7 +563,7 @@ REVIEW_KS = (50, 100, 200)
 def _plc_ranking(plc):
     """Every sample, most suspect first: the review list, then the samples PLC
     does not dispute, the least sure first (a reviewer who goes on past the list)."""
-    listed = np.asarray(plc.review_list()["sample"])
+    listed = np.asarray(plc.review_list()["position"])
     rest = np.setdiff1d(np.arange(plc.labels_.shape[0]), listed)
     top = np.nan_to_num(plc.label_evidence_["top_proba"][rest], nan=1.0)
     return np.concatenate([listed, rest[np.argsort(top, kind="stable")]])

@@ -52,7 +52,7 @@ print(
 # PLC's list, then the labels it does not dispute; cleanlab's label quality on
 # out-of-fold probabilities of the same model; a random order.
 
-listed = np.asarray(rows["sample"])
+listed = np.asarray(rows["position"])
 rest = np.setdiff1d(np.arange(len(y_noisy)), listed)
 proba = cross_val_predict(
     RandomForestClassifier(random_state=0), X_train, y_noisy, method="predict_proba"

@@ -31,10 +31,10 @@ LEFT_OUT_BECAUSE = {
 def given_labels(labels, corrections):
     """The labels as given: `labels` with `corrections` replayed backwards."""
     given = np.array(labels, copy=True)
-    for sample, old in zip(
-        corrections["sample"][::-1], corrections["from"][::-1], strict=True
+    for position, old in zip(
+        corrections["position"][::-1], corrections["from"][::-1], strict=True
     ):
-        given[sample] = old
+        given[position] = old
     return given
 
 
@@ -47,6 +47,8 @@ def review_rows(
     evidence,
     termination,
     held_out,
+    trusted=None,
+    row_index=None,
 ):
     """One row per disputed sample, the most likely mislabelled first.
 
@@ -54,7 +56,9 @@ def review_rows(
     class above its given label (``given_ratio < 1``), where its label was
     changed, or where the final fit left it out. Rows are ranked by
     ``given_ratio`` (the given label's probability over the top one), lowest
-    first, then by the top probability, highest first.
+    first, then by the top probability, highest first; the samples already
+    reviewed (``trusted``) come after every other row, marked, so that a
+    reviewer is not asked for them again.
 
     Parameters
     ----------
@@ -71,11 +75,17 @@ def review_rows(
         ``termination_condition_``.
     held_out : bool
         Whether the probabilities were held out (``"cv"`` or ``"oob"``).
+    trusted : ndarray of bool of shape (n_samples,) or None, default=None
+        The labels verified at the fit (``trusted_``).
+    row_index : ndarray of shape (n_samples,) or None, default=None
+        X's row labels (``row_index_``); None: positions.
 
     Returns
     -------
     rows : dict of ndarray
-        ``"sample"`` (row of X), ``"given"``, ``"suggested"``, ``"action"``
+        ``"sample"`` (X's index label of the row where X had an index, else
+        its position), ``"position"`` (the row's position in X), ``"reviewed"``
+        (its label was ``trusted``), ``"given"``, ``"suggested"``, ``"action"``
         (``"relabelled"``, ``"left out"`` or ``"kept"``), ``"reason"``,
         ``"given_ratio"``, ``"top_proba"``, ``"first_disputed_round"``,
         ``"weight"`` (of the final label) and ``"held_out"``.
@@ -84,10 +94,12 @@ def review_rows(
     changed = labels != given
     disputed = (np.nan_to_num(ratio, nan=1.0) < 1) | changed | set_aside
     samples = np.flatnonzero(disputed)
+    reviewed = np.zeros(labels.shape[0], dtype=bool) if trusted is None else trusted
     order = np.lexsort(
         (
             -np.nan_to_num(evidence["top_proba"][samples]),
             np.nan_to_num(ratio[samples], nan=np.inf),
+            reviewed[samples],
         )
     )
     samples = samples[order]
@@ -97,8 +109,11 @@ def review_rows(
     reason = np.array([_reason(a, termination) for a in action], dtype=object)
     weighed = (relabel_weight[samples] < 1) & (action == "relabelled")
     reason[weighed] = "relabelled, the final fit weighing it against the given label"
+    reason[reviewed[samples]] = "kept: reviewed (trusted)"
     return {
-        "sample": samples,
+        "sample": samples if row_index is None else row_index[samples],
+        "position": samples,
+        "reviewed": reviewed[samples],
         "given": given[samples],
         "suggested": evidence["suggested"][samples],
         "action": action,

@@ -120,7 +120,8 @@ def encode_labels(y):
         raise ValueError(
             "PLCClassifier requires y to be passed, but the target y is None."
         )
-    check_one_label_type(y)  # a list mixing types, before it becomes strings
+    if isinstance(y, list | tuple):  # mixed types, before they become strings
+        check_one_label_type(y)
     y = column_or_1d(y, warn=True)
     missing = _missing_label_mask(y)
     if missing.any():
@@ -146,6 +147,17 @@ def encode_labels(y):
             "cannot be trained on one class. Pass data with two or more classes."
         )
     return classes, encoded.astype(np.intp, copy=False)
+
+
+def row_index(X):
+    """X's row labels where X is a pandas DataFrame or Series (its index), else None.
+
+    A fit reports its samples by these labels, so that ``X.loc[...]`` finds them
+    whatever the index; other inputs have positions only.
+    """
+    if hasattr(X, "index") and hasattr(X, "iloc"):
+        return np.asarray(X.index)
+    return None
 
 
 def is_dataframe(X):

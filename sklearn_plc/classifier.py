@@ -49,6 +49,7 @@ from ._validation import (
     check_trusted,
     encode_labels,
     is_skorch_net,
+    row_index,
     validate_rows,
     validate_X,
 )
@@ -263,9 +264,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     corrections_ : dict of ndarray
         Every label change in order, as parallel arrays ``"round"``,
-        ``"sample"`` (row of X), ``"from"`` and ``"to"``, an undo's changes
-        last, so replaying them on y gives ``labels_``;
-        ``pandas.DataFrame(corrections_)`` gives a table.
+        ``"sample"`` (the row's label in X's index where X is a pandas
+        DataFrame or Series, so ``X.loc[corrections_["sample"]]`` finds the
+        rows; else its position), ``"position"`` (the row's position in X),
+        ``"from"`` and ``"to"``, an undo's changes last, so replaying them on
+        y gives ``labels_``; ``pandas.DataFrame(corrections_)`` gives a table.
 
     n_iter_ : int
         Number of rounds run (epochs, for a net with per-epoch correction).
@@ -304,6 +307,14 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         the memorisation ``"rate"`` with its ``"standard_error"``, the
         ``"judge_margin"`` behind ``"too_weak_to_judge"``, and where read the
         ``"random_label_share"`` of the disputes. None otherwise.
+
+    trusted_ : ndarray of bool of shape (n_samples,) or None
+        The ``trusted`` mask the fit was given (the reviewed labels), or None.
+        ``review_list()`` marks these rows and lists them last.
+
+    row_index_ : ndarray of shape (n_samples,) or None
+        X's index where X is a pandas DataFrame or Series, else None: the
+        labels in which ``corrections_`` and ``review_list()`` name samples.
 
     validation_indices_ : ndarray of int or None
         The samples that judged the corrections: the validation samples (see
@@ -530,6 +541,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_not_empty(X=X, y=y)
         classes, encoded = encode_labels(y)
         trusted = check_trusted(trusted, encoded.shape[0])
+        index = row_index(X)
         settings = self._run_settings()
         if path_class is RefitPath:
             routing = get_config()["enable_metadata_routing"]
@@ -547,8 +559,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         # a net trains on class indices; a scikit-learn model on the labels as given
         self._estimator_on_indices = path_class is NetPath
 
-        for name, value in result.fitted_attributes(classes, encoded).items():
+        for name, value in result.fitted_attributes(classes, encoded, index).items():
             setattr(self, name, value)
+        self.trusted_ = trusted
+        self.row_index_ = index
         self.estimator_ = result.estimator
         if self.verbose:
             print(
@@ -566,8 +580,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         its given and suggested label, what PLC did and why, and the evidence,
         sorted by ``given_ratio`` (the given label's probability over the top
         class's), lowest first. Check the top rows, then fit again with the
-        labels you verified marked ``trusted``. User guide: "Reviewing the
-        disputed labels".
+        labels you verified marked ``trusted``: those rows are then marked
+        ``"reviewed"`` and listed last. ``"sample"`` is the row's label in X's
+        index where X is a pandas DataFrame or Series (``X.loc[rows["sample"]]``),
+        else its position; ``"position"`` is always its position. User guide:
+        "Reviewing the disputed labels".
 
         Returns
         -------
@@ -579,6 +596,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         rows = review_rows(
             labels=self.labels_,
             given=given_labels(self.labels_, self.corrections_),
+            trusted=self.trusted_,
+            row_index=self.row_index_,
             set_aside=self.set_aside_,
             relabel_weight=self.relabel_weight_,
             evidence=self.label_evidence_,

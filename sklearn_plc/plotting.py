@@ -61,7 +61,7 @@ def purity_per_round(plc, y_noisy, y_clean):
     purity = np.empty(plc.n_iter_)
     for round_index in range(plc.n_iter_):
         in_round = log["round"] == round_index
-        labels[log["sample"][in_round]] = log["to"][in_round]
+        labels[_positions(log)[in_round]] = log["to"][in_round]
         purity[round_index] = np.mean(labels == y_clean)
     return purity
 
@@ -110,7 +110,7 @@ def plot_correction_history(plc, *, y_noisy=None, y_clean=None, ax=None):
         ax.bar(rounds, counts, color="C0", label="labels corrected")
     else:
         log = plc.corrections_
-        to_clean = log["to"] == np.asarray(y_clean)[log["sample"]]
+        to_clean = log["to"] == np.asarray(y_clean)[_positions(log)]
         right = np.bincount(log["round"][to_clean], minlength=plc.n_iter_)
         ax.bar(rounds, right, color="C2", label="corrected to the clean label")
         ax.bar(
@@ -234,3 +234,8 @@ def plot_corrections_2d(
     )
     ax.legend(loc="best", fontsize="small")
     return ax
+
+
+def _positions(corrections):
+    """The rows of the corrections, as positions (``PLCCallback``'s are already)."""
+    return corrections.get("position", corrections["sample"])

@@ -151,3 +151,65 @@ def test_the_list_works_for_a_partial_fit_run(digits_pmd):
     rows = plc.review_list()
     assert plc.confidence_ == "eval_pass" and not rows["held_out"].any()
     assert (rows["action"] == "relabelled").sum() == (plc.labels_ != y_noisy).sum()
+
+
+def test_reviewed_rows_are_marked_and_listed_after_the_rest():
+    given = np.array([0, 0, 0, 0])
+    rows = review_rows(
+        labels=given,
+        given=given,
+        set_aside=np.zeros(4, dtype=bool),
+        relabel_weight=np.ones(4),
+        evidence=plain_evidence([0.1, 0.2, 0.6, 1.0], [0, 0, 0, 0]),
+        termination="converged",
+        held_out=True,
+        trusted=np.array([True, False, False, False]),
+    )
+    assert rows["sample"].tolist() == [1, 2, 0]
+    assert rows["reviewed"].tolist() == [False, False, True]
+    assert rows["reason"][-1] == "kept: reviewed (trusted)"
+
+
+def test_rows_are_named_by_the_index_of_x_where_it_has_one():
+    given = np.array([0, 0, 0])
+    rows = review_rows(
+        labels=given,
+        given=given,
+        set_aside=np.zeros(3, dtype=bool),
+        relabel_weight=np.ones(3),
+        evidence=plain_evidence([0.1, 1.0, 0.2], [0, 0, 0]),
+        termination="converged",
+        held_out=True,
+        row_index=np.array([5000, 5001, 5002]),
+    )
+    assert rows["sample"].tolist() == [5000, 5002]
+    assert rows["position"].tolist() == [0, 2]
+
+
+def test_a_fit_on_a_dataframe_names_its_samples_by_the_index(digits_pmd):
+    X, _, y_noisy = digits_pmd
+    index = pd.Index(np.arange(X.shape[0]) + 5000, name="id")
+    frame = pd.DataFrame(X, index=index)
+    labels = pd.Series(y_noisy, index=index)
+    plc = PLCClassifier(random_state=0).fit(frame, labels)
+    rows = plc.review_list()
+    assert (rows["sample"] >= 5000).all()
+    np.testing.assert_array_equal(
+        frame.loc[rows["sample"]].to_numpy(), X[rows["position"]]
+    )
+    changes = plc.corrections_
+    assert (changes["sample"] == changes["position"] + 5000).all()
+    np.testing.assert_array_equal(plc.row_index_, index.to_numpy())
+
+
+def test_the_fit_remembers_which_labels_were_reviewed(digits_pmd):
+    X, _, y_noisy = digits_pmd
+    trusted = np.zeros(X.shape[0], dtype=bool)
+    trusted[:300] = True
+    plc = PLCClassifier(random_state=0).fit(X, y_noisy, trusted=trusted)
+    np.testing.assert_array_equal(plc.trusted_, trusted)
+    rows = plc.review_list()
+    reviewed = rows["reviewed"].to_numpy()
+    assert (reviewed == (rows["position"].to_numpy() < 300)).all()
+    assert reviewed.any()  # noisy labels marked trusted stay disputed
+    assert (np.diff(reviewed.astype(int)) >= 0).all()  # every reviewed row last

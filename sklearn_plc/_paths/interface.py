@@ -102,11 +102,13 @@ class RunResult:
     label_evidence: dict | None = None
     attributes: dict = field(default_factory=dict)
 
-    def fitted_attributes(self, classes, encoded):
+    def fitted_attributes(self, classes, encoded, row_index=None):
         """The estimator's fitted attributes that describe this run, by name.
 
         Labels are mapped back to the caller's label space (`classes`); rows of
         X the corrector did not cover (a net's validation split) keep `encoded`.
+        A correction's ``"sample"`` is its row's label in `row_index` (X's
+        index) where given, else its position, which ``"position"`` always is.
         """
         corrector = self.corrector
         n_samples = encoded.shape[0]
@@ -130,7 +132,10 @@ class RunResult:
             "corrected_iter_": corrected_iter,
             "corrections_": {
                 "round": changes["round"],
-                "sample": positions[changes["sample"]],
+                "sample": (positions if row_index is None else row_index[positions])[
+                    changes["sample"]
+                ],
+                "position": positions[changes["sample"]],
                 "from": classes[changes["from"]],
                 "to": classes[changes["to"]],
             },

@@ -70,7 +70,8 @@ def check_one_label_type(y):
 
 def _encode(y, classes=None):
     """Validate labels (at least two classes); return ``(classes, encoded)``."""
-    check_one_label_type(y)
+    if isinstance(y, list | tuple):  # mixed types, before they become strings
+        check_one_label_type(y)
     y = column_or_1d(y)
     check_one_label_type(y)
     if classes is None:
