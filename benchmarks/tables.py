@@ -201,10 +201,17 @@ def _load_wine(split):
     return _split(*load_wine(return_X_y=True), split)
 
 
-def _load_synthetic(split):
+def _classification(split, random_state=0, **params):
+    """A ``make_classification`` draw (`params`), split as every dataset is."""
     from sklearn.datasets import make_classification
 
-    X, y = make_classification(
+    X, y = make_classification(random_state=random_state, **params)
+    return _split(X, y, split)
+
+
+def _load_synthetic(split):
+    return _classification(
+        split,
         n_samples=3000,
         n_features=20,
         n_informative=10,
@@ -212,15 +219,12 @@ def _load_synthetic(split):
         n_classes=5,
         n_clusters_per_class=1,
         class_sep=1.5,
-        random_state=0,
     )
-    return _split(X, y, split)
 
 
 def _load_weak(split):
-    from sklearn.datasets import make_classification
-
-    X, y = make_classification(
+    return _classification(
+        split,
         n_samples=4000,
         n_features=50,
         n_informative=20,
@@ -228,25 +232,21 @@ def _load_weak(split):
         n_classes=5,
         n_clusters_per_class=2,
         class_sep=0.6,
-        random_state=0,
     )
-    return _split(X, y, split)
 
 
 def _load_hard(split):
     """A 3-class problem a plain model gets 60–85% right on, drawn anew per split."""
-    from sklearn.datasets import make_classification
-
-    X, y = make_classification(
+    return _classification(
+        split,
+        random_state=11 + split,
         n_samples=1500,
         n_features=20,
         n_informative=6,
         n_classes=3,
         class_sep=0.8,
         flip_y=0,
-        random_state=11 + split,
     )
-    return _split(X, y, split)
 
 
 def _gradient_boosting():

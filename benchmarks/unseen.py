@@ -445,7 +445,7 @@ def format_unseen(summary, meta):
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     everything = [cell for cells in by_model.values() for cell in cells]
-    for model, cells in [*by_model.items(), ("all", everything)]:
+    for model, cells in [*by_model.items(), ("all", everything)] if everything else []:
         gains = [cell["gain"] for cell in cells]
         compared = [cell for cell in cells if "cleanlab_gain" in cell]
         versus = (

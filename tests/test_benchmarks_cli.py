@@ -545,6 +545,10 @@ def test_unseen_counts_clean_cells_on_their_own():
             "undone": False,
         }
 
+    clean_only = format_unseen(
+        summarise([run(CLEAN, 0.79, 0.8)]), {"command": "c", "seeds": [0], "wall_s": 1}
+    )
+    assert "in 0 of 1 cells" in clean_only  # a clean-only run has no noisy rows
     summary = summarise([run(CLEAN, 0.79, 0.8), run("I-35", 0.9, 0.85)])
     figures = clean_figures(summary)
     assert figures["cells"] == 1 and figures["within_half_point"] == 0
