@@ -47,6 +47,7 @@ from sklearn_plc.noise import (
 )
 
 from .unseen import KEPT, at_least, cost_against_cleanlab, cost_line
+from .unseen import _model as unseen_model
 
 METHODS = ("Standard", "PLC", "cleanlab")
 SEEDS = (0, 1, 2)
@@ -249,26 +250,6 @@ def _load_hard(split):
     )
 
 
-def _gradient_boosting():
-    from sklearn.ensemble import HistGradientBoostingClassifier
-
-    return HistGradientBoostingClassifier(max_iter=60, random_state=0)
-
-
-def _big_forest():
-    from sklearn.ensemble import RandomForestClassifier
-
-    return RandomForestClassifier(n_estimators=100, random_state=0)
-
-
-def _nearest_neighbours():
-    from sklearn.neighbors import KNeighborsClassifier
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
-    return make_pipeline(StandardScaler(), KNeighborsClassifier(5))
-
-
 def _load_digits_images(split):
     from sklearn.datasets import load_digits
 
@@ -352,10 +333,23 @@ DATASETS = {
                 noises=MEMORISING_NOISES,
                 dev_only=True,
             )
+            # the unseen check's models of these families
             for short, model_name, make_model in (
-                ("rf", "random forest (100 trees, read out of bag)", _big_forest),
-                ("gb", "gradient boosting (60 iterations)", _gradient_boosting),
-                ("knn", "scaled 5-nearest neighbours", _nearest_neighbours),
+                (
+                    "rf",
+                    "random forest (100 trees, read out of bag)",
+                    functools.partial(unseen_model, "random-forest"),
+                ),
+                (
+                    "gb",
+                    "gradient boosting (60 iterations)",
+                    functools.partial(unseen_model, "gradient-boosting"),
+                ),
+                (
+                    "knn",
+                    "scaled 5-nearest neighbours",
+                    functools.partial(unseen_model, "5-nn"),
+                ),
             )
         ),
         Dataset(

@@ -153,8 +153,9 @@ class RunEvidence:
     judged : ndarray of int or None
         The samples whose held-out predictions judge (the ``agrees`` of
         `reference` and `last`, in order); None: every sample.
-    judge_weight : ndarray of shape (n_samples,) or None
-        The weight of each sample's agreement, as the estimator weighs it
+    judged_weight : ndarray of shape (n_judged,) or None
+        The weight of each judged sample's agreement, in the order of
+        `judged`, as the estimator weighs it
         (:func:`~sklearn_plc._judge.judge_sample_weight`); None: equal.
     fitted : dict
         What the path fitted at a :class:`FitRequest`, by its name; None where
@@ -173,19 +174,12 @@ class RunEvidence:
     trusted: np.ndarray | None = None
     validation: np.ndarray | None = None
     judged: np.ndarray | None = None
-    judge_weight: np.ndarray | None = None
+    judged_weight: np.ndarray | None = None
     fitted: dict = field(default_factory=dict)
 
     def with_fitted(self, name, value):
         """A copy with `value` recorded as the fit `name`."""
         return replace(self, fitted={**self.fitted, name: value})
-
-    @property
-    def judged_weight(self):
-        """The weight of each judged sample's agreement, in order; None: equal."""
-        if self.judge_weight is None or self.judged is None:
-            return self.judge_weight
-        return self.judge_weight[self.judged]
 
 
 @dataclass(frozen=True)

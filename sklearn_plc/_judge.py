@@ -279,7 +279,6 @@ class HeldOutJudge:
     def __init__(self, given_labels, judged=None, sample_weight=None):
         self.given_labels = given_labels
         self.judged = slice(None) if judged is None else judged
-        self.sample_weight = sample_weight
         self.weights = None if sample_weight is None else sample_weight[self.judged]
         self.reference = None
         self.last = None

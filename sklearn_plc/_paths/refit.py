@@ -197,10 +197,12 @@ class RefitPath:
             estimator
         )
         corrector = self._corrector(encoded, classes.shape[0], trusted)
-        judge_weight = judge_sample_weight(
-            estimator, classes, encoded, self.sample_weight
-        )
-        judge = HeldOutJudge(encoded, judged, judge_weight) if self.held_out else None
+        judge = None
+        if self.held_out:
+            weight = judge_sample_weight(
+                estimator, classes, encoded, self.sample_weight
+            )
+            judge = HeldOutJudge(encoded, judged, weight)
         fold_indices = [part for fold in splits or () for part in fold]
         with data_sent_once(X, *fold_indices):
             loop = self._loop(
@@ -337,7 +339,7 @@ class RefitPath:
             judged=None
             if judge is None or isinstance(judge.judged, slice)
             else judge.judged,
-            judge_weight=None if judge is None else judge.sample_weight,
+            judged_weight=None if judge is None else judge.weights,
         )
 
     def _fit_requested(

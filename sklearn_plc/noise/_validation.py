@@ -53,8 +53,6 @@ def check_one_label_type(y):
     """
     if isinstance(y, list | tuple):  # a missing label (None) is named elsewhere
         y = np.array([value for value in y if value is not None], dtype=object)
-    elif not isinstance(y, np.ndarray):  # a Series or frame: checked once converted
-        return
     if y.dtype.kind != "O":
         return
     examples = {}
