@@ -11,9 +11,10 @@ How outputs are matched to samples without a loop over samples: the callback
 gives the training DataLoader a sampler that remembers each epoch's order, so
 batch ``b`` of an epoch holds the samples
 ``order[b * batch_size : (b + 1) * batch_size]``. The order is the one the net
-would use anyway: a fresh permutation every epoch when the net shuffles
-(``iterator_train__shuffle=True``), the data's order otherwise (skorch's
-default), so adding PLC does not change how the net is trained.
+would use with ``iterator_train__shuffle=True``: a fresh permutation every
+epoch. A net that sets ``iterator_train__shuffle=False`` keeps the data's order
+(and PLC warns); one that leaves it unset is shuffled, since outputs recorded in
+a fixed order make poorer corrections.
 
 This module imports torch and skorch; import it only when they are installed.
 """
@@ -54,6 +55,7 @@ __all__ = [
     "PLCCallback",
     "TrainableOnlyAccelerateMixin",
     "plateau_epoch",
+    "training_order_shuffled",
 ]
 
 PROBA_SOURCES = ("training_pass", "eval_pass")
@@ -137,6 +139,24 @@ def _corrector_attribute(name, attribute, doc):
     return property(get, doc=doc)
 
 
+def training_order_shuffled(net_params):
+    """Whether PLC's recording sampler draws a fresh order every epoch.
+
+    The net's ``iterator_train__shuffle`` where it is set; True where it is
+    not. skorch's own default keeps the data's order, and outputs recorded in
+    one order every epoch depend on it (the last batches of an epoch are seen
+    by a model that has trained further), which makes poorer corrections; so
+    PLC shuffles unless the user asked for the fixed order.
+
+    Parameters
+    ----------
+    net_params : dict
+        The net's attributes (``vars(net)``), where skorch keeps the
+        parameters it was given.
+    """
+    return bool(net_params.get("iterator_train__shuffle", True))
+
+
 class PLCCallback(Callback):
     """Progressive label correction after every epoch of a skorch net's training.
 
@@ -192,7 +212,9 @@ class PLCCallback(Callback):
         training batch (train mode, before that batch's optimiser step; no
         extra forward pass; what the authors' scripts do). The net's training
         iterator is given a recording sampler for the run, so a
-        user-defined ``iterator_train__sampler`` is not supported.
+        user-defined ``iterator_train__sampler`` is not supported; it
+        shuffles every epoch unless the net sets
+        ``iterator_train__shuffle=False`` (:func:`training_order_shuffled`).
         ``"eval_pass"``: ``net.predict_proba`` on the training samples at the
         end of each epoch that feeds a pass (eval mode, one extra inference
         pass per such epoch).
@@ -378,16 +400,23 @@ class PLCCallback(Callback):
                 "of its own sampler, so it cannot use iterator_train__sampler="
                 f"{own!r}. Remove that sampler, or use proba_source='eval_pass'."
             )
-        # The net's own choice; skorch's DataLoader does not shuffle by default.
-        shuffle = bool(params.get("iterator_train__shuffle", False))
+        # The net's own choice where it made one. Left unset, skorch would keep
+        # the data's order, which biases the recorded outputs: PLC shuffles.
+        shuffle = training_order_shuffled(params)
+        if "iterator_train__shuffle" not in params and self._progress is not None:
+            self._progress.write(
+                "PLC shuffles the training data every epoch (the net leaves "
+                "iterator_train__shuffle unset; set it to False to keep the "
+                "data's order)."
+            )
         if not shuffle:
             warnings.warn(
                 "PLC records each sample's output during the training pass, and this "
                 "net visits the training data in the same order every epoch "
-                "(skorch's default), so the recorded outputs depend on the batch "
-                "order and the corrections are less precise (on mnist1d they "
-                "lowered label purity). Set iterator_train__shuffle=True on the "
-                "net.",
+                "(iterator_train__shuffle=False), so the recorded outputs depend on "
+                "the batch order and the corrections are less precise (on mnist1d "
+                "they lowered label purity). Set iterator_train__shuffle=True on the "
+                "net, or leave it unset.",
                 UserWarning,
                 stacklevel=2,
             )

@@ -22,6 +22,8 @@ from sklearn_plc.skorch import (  # noqa: E402
     plateau_epoch,
 )
 
+UNSET = object()  # a net parameter left out, as a user who never set it
+
 
 def make_net(module, max_epochs=12, **params):
     defaults = dict(
@@ -35,6 +37,8 @@ def make_net(module, max_epochs=12, **params):
         verbose=0,
     )
     defaults.update(params)
+    if defaults["iterator_train__shuffle"] is UNSET:  # as skorch's default
+        del defaults["iterator_train__shuffle"]
     return NeuralNetClassifier(module, **defaults)
 
 
@@ -324,6 +328,47 @@ def test_the_recording_sampler_follows_the_nets_shuffle_setting(shuffle):
     assert callback._sampler.shuffle is shuffle
     callback.on_train_end(net)
     assert net.get_params()["iterator_train__shuffle"] is shuffle
+
+
+def test_a_net_that_leaves_shuffling_unset_is_shuffled():
+    callback = PLCCallback(warm_up=10)
+    net = make_net(
+        Conv2DNet,
+        max_epochs=1,
+        iterator_train__shuffle=UNSET,
+        callbacks=[("plc", callback)],
+    )
+    net.initialize()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no fixed-order warning either
+        callback.on_train_begin(net)
+    assert callback._sampler.shuffle is True
+    callback.on_train_end(net)
+    assert "iterator_train__shuffle" not in net.get_params()
+
+
+def test_a_net_that_leaves_shuffling_unset_trains_as_a_shuffled_one(noisy_digits):
+    X, _, y_noisy = noisy_digits
+    unset = make_net(Conv2DNet, max_epochs=6, iterator_train__shuffle=UNSET)
+    torch.manual_seed(0)
+    left_unset = plc(unset).fit(X, y_noisy)
+    torch.manual_seed(0)
+    shuffled = plc(make_net(Conv2DNet, max_epochs=6)).fit(X, y_noisy)
+    assert (left_unset.labels_ != y_noisy).any()
+    np.testing.assert_array_equal(left_unset.labels_, shuffled.labels_)
+
+
+def test_verbose_says_that_plc_shuffles_a_net_left_unset(noisy_digits, capsys):
+    X, _, y_noisy = noisy_digits
+    callback = PLCCallback(warm_up=10, verbose=1)
+    net = make_net(
+        Conv2DNet,
+        max_epochs=1,
+        iterator_train__shuffle=UNSET,
+        callbacks=[("plc", callback)],
+    )
+    net.fit(X, y_noisy.copy())
+    assert "PLC shuffles the training data" in capsys.readouterr().out
 
 
 def test_a_shuffling_sampler_draws_a_new_permutation_every_epoch():
