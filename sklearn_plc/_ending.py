@@ -584,3 +584,20 @@ def _doubtful_left_out(set_aside, evidence, settings):
     if not left_out:
         return None
     return keep_every_class(np.logical_or.reduce(left_out), evidence.labels)
+
+
+def undone_on_halves(ending, selection, corrector):
+    """The labels as given, at weight 1: the check on halves undid `ending`.
+
+    `selection` is the check's verdict
+    (:func:`~sklearn_plc._judge.halves_verdict`); the ending it replaced is
+    kept under ``"replaced"``.
+    """
+    given = corrector.initial_labels
+    return Ending(
+        termination="undone",
+        labels=given,
+        restore_given_labels=bool(np.any(corrector.labels != given)),
+        selection={**selection, "replaced": ending.selection},
+        memorisation=ending.memorisation,
+    )

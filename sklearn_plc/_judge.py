@@ -24,7 +24,10 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.model_selection import (
     GroupShuffleSplit,
+    KFold,
     ShuffleSplit,
+    StratifiedGroupKFold,
+    StratifiedKFold,
     StratifiedShuffleSplit,
 )
 from sklearn.pipeline import Pipeline
@@ -63,6 +66,22 @@ def split_validation(fraction, encoded, rng, groups):
             f"samples on both sides, or validation_fraction=None."
         ) from error
     return np.sort(train), np.sort(validation)
+
+
+def split_halves(encoded, rng, groups):
+    """Two halves of the samples: a list of two ``(one half, the other)`` index pairs.
+
+    Stratified by the given labels, a group on one side when `groups` are
+    given; a class with a single sample goes to one half.
+    """
+    seed = rng.randint(2**31 - 1)
+    if groups is not None:
+        splitter = StratifiedGroupKFold(2, shuffle=True, random_state=seed)
+    elif np.bincount(encoded).min() >= 2:
+        splitter = StratifiedKFold(2, shuffle=True, random_state=seed)
+    else:
+        splitter = KFold(2, shuffle=True, random_state=seed)
+    return list(splitter.split(np.zeros((encoded.shape[0], 1)), encoded, groups))
 
 
 def choose_judged_samples(
@@ -460,4 +479,53 @@ def removal_verdict(agrees, incumbent_agrees, weights, standard_errors):
         "undone": False,
         "weighed": False,
         "sample_weighted": weights is not None,
+    }
+
+
+def halves_verdict(agrees, plain_agrees, ending, standard_errors, weights=None):
+    """Whether the run's result, made on each half, trains worse for the other half.
+
+    The check that hears every sample without the leak of the run's own folds
+    (corrections made from a sample's label train the models that predict
+    it): the samples are split into two halves, the run is made again on
+    each half alone (its own folds, verdicts and final fit), and each half's
+    final model predicts the other half, whose labels it never saw, directly
+    or through a correction. `agrees` is, per sample, whether that prediction
+    is its given label, and `plain_agrees` the same for the estimator fitted
+    on the other half's labels as given. The run's result is undone where the
+    paired gain is below ``-standard_errors`` standard errors by one sample
+    more (:func:`~sklearn_plc.evidence.agrees_clearly_worse`), each sample at
+    its `weights` (:func:`judge_sample_weight`; None: equal).
+
+    Parameters
+    ----------
+    agrees, plain_agrees : ndarray of bool of shape (n_samples,)
+    ending : str
+        The ending that was checked (``termination_condition_`` before it).
+    standard_errors : float >= 0
+    weights : ndarray of shape (n_samples,) or None, default=None
+
+    Returns
+    -------
+    selection : dict
+        As :func:`corrections_verdict` gives it, with ``"compared": "halves"``,
+        ``"round"`` None, ``"weighed"`` False, ``"ending"`` and ``"undone"``
+        (``"chosen"`` its opposite).
+    """
+    gain, standard_error = agreement_gain(agrees, plain_agrees, sample_weight=weights)
+    n_judged = int(agrees.shape[0])
+    undone = agrees_clearly_worse(gain, standard_error, n_judged, standard_errors)
+    return {
+        "compared": "halves",
+        "chosen": not undone,
+        "round": None,
+        "holdout_agreement": _weighted_mean(agrees, weights),
+        "given_labels_agreement": _weighted_mean(plain_agrees, weights),
+        "gain": gain,
+        "standard_error": standard_error,
+        "n_judged": n_judged,
+        "undone": undone,
+        "weighed": False,
+        "sample_weighted": weights is not None,
+        "ending": ending,
     }

@@ -38,8 +38,22 @@ def round_line(record, n_samples, *, refits=True):
     return ", ".join(parts)
 
 
+# How a checked ending is named in the verbose line of a result the halves undid
+_ENDED = {
+    "converged": "corrected labels",
+    "max_iter": "corrected labels",
+    "undone": "labels as given without the labels that look drawn at random",
+    "too_weak_to_judge": "labels as given without the labels that look drawn at random",
+    "corrections_contested": "labels as given without the disputed samples",
+    "disputes_removed": "labels as given without the disputed samples",
+    "not_memorising": "labels as given without the surely disputed samples",
+}
+
+
 def _judged(selection):
-    if selection["compared"] != "corrections":
+    if selection["compared"] == "halves":
+        how = ", each half predicted by models fitted on the other"
+    elif selection["compared"] != "corrections":
         how = ""
     elif selection.get("weighed"):
         how = ", on folds weighed as the final fit is"
@@ -144,6 +158,22 @@ def _removal_chosen(plc):
 
 
 def outcome_line(plc, n_changed):
+    """What a fit did and why, in one line, with the check on halves where it ran.
+
+    See :func:`_outcome` for the parameters.
+    """
+    line = _outcome(plc, n_changed)
+    check = getattr(plc, "halves_check_", None)
+    if check is None or check["undone"]:
+        return line
+    return (
+        f"{line.rstrip('.')}. Made again on each half of the samples, it did not "
+        f"agree clearly worse with the other half's labels than a plain fit: "
+        f"{_judged(check)}."
+    )
+
+
+def _outcome(plc, n_changed):
     """What a fit did and why, in one line.
 
     Parameters
@@ -177,6 +207,13 @@ def outcome_line(plc, n_changed):
             f"{evidence['judge_margin_standard_error']:.3f}), so its disputes are "
             f"its own errors as often as the labels'; a stronger model can judge"
             f"{_random_set_aside(plc)}."
+        )
+    if condition == "undone" and selection["compared"] == "halves":
+        return (
+            f"PLC set its result ({_ENDED[selection['ending']]}) aside and kept "
+            f"the labels as given: made again on each half of the samples, it "
+            f"trained models that agreed worse with the other half's labels "
+            f"than models trained on them as given: {_judged(selection)}."
         )
     if condition == "undone":
         return (

@@ -218,8 +218,14 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         judge in their place
         (any loss undoes). ``None``: no judge, the corrections stand whatever
         the evidence (the paper's rule; ``selection_`` still records it). The
-        judge cannot see noise whose majority is the wrong class. User guide:
-        "Undoing corrections that did harm".
+        run's result is then checked on every sample: where it differs from a
+        plain fit on the labels as given, the run is made again on each half
+        of the samples and each half's final model predicts the other half,
+        whose labels it never saw, directly or through a correction; where
+        those models agree clearly worse with the given labels than plain fits
+        on the halves (one standard error and one sample), the result is
+        undone (``halves_check_``). The judge cannot see noise whose majority
+        is the wrong class. User guide: "Undoing corrections that did harm".
 
     doubtful : {"auto", "weigh", "keep", "set_aside"}, default="auto"
         What the final fit does with doubtful labels (``"cv"`` and ``"oob"``).
@@ -291,7 +297,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Why the run ended: a quiet pass at ``theta_end``; ``max_iter`` rounds
         (with a ``ConvergenceWarning``); the labels kept as given for a model
         that does not memorise them or is too weak to judge them, or because
-        the corrections trained clearly worse models (``"undone"``), or a
+        the corrections, or the whole result made again on each half of the
+        samples, trained clearly worse models (``"undone"``), or a
         little worse (``"corrections_contested"``: confident learning's
         disputes left out instead); the labels as given without the first
         round's confident disputes, which the judge found clearly better
@@ -336,13 +343,25 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     selection_ : dict or None
         The held-out comparison behind the final labels: what was
-        ``"compared"`` (``"corrections"`` or ``"removal"``), the ``"round"``,
+        ``"compared"`` (``"corrections"``, ``"removal"`` or ``"halves"``), the
+        ``"round"``,
         both agreements, the paired ``"gain"`` with its ``"standard_error"``,
         ``"n_judged"``, ``"chosen"``, ``"undone"``, ``"weighed"`` and any
         ``"n_set_aside"``; a removal's also ``"against"``, ``"class_weight"``
         and the ``"corrections"`` verdict it displaced, and a removal not
         chosen is kept under ``"removal"``; None when nothing was compared
         (user guide, "Reading the results").
+
+    halves_check_ : dict or None
+        The check of the run's result on halves (see ``validation_fraction``):
+        as ``selection_``, with ``"compared": "halves"``, the ``"ending"`` it
+        checked and ``"undone"``; the evidence is the held-out agreement of
+        every sample. Where it undid the result, ``selection_`` is this dict,
+        with the verdict it replaced under ``"replaced"``. None where it did not
+        run: the result was a plain fit's labels, the judge does not act
+        (``validation_fraction=None``, ``trusted``, ``confidence="in_sample"``,
+        an epoch learner), the folds are given as index pairs, or a half could
+        not be run (a class too small for its folds).
 
     recorded_bytes_ : int
         Nets only: the largest memory held by the recorded outputs

@@ -73,3 +73,12 @@ def top_two_and_gap(proba):
 def top_two():
     """``(top class, runner-up, gap)`` of each row, by sorting (a reference)."""
     return top_two_and_gap
+
+
+@pytest.fixture
+def without_halves_check(monkeypatch):
+    """The run alone, without the check on halves: for tests of the run's own
+    fits and verdicts (the check refits the whole run on each half)."""
+    from sklearn_plc._paths.refit import RefitPath
+
+    monkeypatch.setattr(RefitPath, "_checks", lambda self, *args: False)

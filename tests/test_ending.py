@@ -232,7 +232,7 @@ def test_nothing_is_set_aside_when_kept_labels_show_no_clear_gain_without_any(
     assert not plc.set_aside_.any()
 
 
-def test_corrections_judged_at_no_loss_are_kept(noisy_blobs):
+def test_corrections_judged_at_no_loss_are_kept(noisy_blobs, without_halves_check):
     forest = RandomForestClassifier(n_estimators=30, random_state=0)
     plc = PLCClassifier(forest, random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)

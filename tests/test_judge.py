@@ -12,10 +12,12 @@ from sklearn_plc._judge import (
     can_judge,
     choose_judged_samples,
     corrections_verdict,
+    halves_verdict,
     judge_sample_weight,
     memorisation_evidence,
     memorises,
     removal_verdict,
+    split_halves,
     split_validation,
 )
 
@@ -282,3 +284,46 @@ def test_a_fitted_run_judges_each_sample_at_the_weight_given_to_fit():
     forest = RandomForestClassifier(20, random_state=0)
     plc = PLCClassifier(forest, random_state=0).fit(X, y, sample_weight=weights)
     assert plc.selection_["sample_weighted"]
+
+
+def test_the_check_on_halves_undoes_a_result_that_agrees_clearly_worse():
+    plain = np.ones(100, dtype=bool)
+    worse = plain.copy()
+    worse[:10] = False  # ten samples only the plain fit agrees with
+    selection = halves_verdict(worse, plain, "converged", 1.0)
+    assert selection["undone"] and not selection["chosen"]
+    assert selection["compared"] == "halves" and selection["ending"] == "converged"
+    assert selection["n_judged"] == 100
+
+
+def test_the_check_on_halves_keeps_a_result_within_its_bar():
+    plain = np.ones(100, dtype=bool)
+    slightly_worse = plain.copy()
+    slightly_worse[:1] = False  # one discordant sample never undoes
+    assert not halves_verdict(slightly_worse, plain, "converged", 1.0)["undone"]
+
+
+def test_the_check_on_halves_weighs_each_sample():
+    plain = np.array([True] * 90 + [False] * 10)
+    candidate = np.array([True] * 80 + [False] * 10 + [True] * 10)
+    # ten losses in the common class, ten gains in the rare one
+    assert halves_verdict(candidate, plain, "converged", 1.0)["gain"] == 0
+    weights = np.where(np.arange(100) < 90, 1 / 90, 1 / 10)
+    weighed = halves_verdict(candidate, plain, "converged", 1.0, weights)
+    assert weighed["gain"] > 0 and weighed["sample_weighted"]
+
+
+def test_the_halves_are_stratified_and_complementary():
+    labels = np.array([0] * 40 + [1] * 20)
+    halves = split_halves(labels, np.random.RandomState(0), None)
+    assert len(halves) == 2
+    for part, other in halves:
+        np.testing.assert_array_equal(np.sort(np.concatenate([part, other])), range(60))
+        assert np.bincount(labels[part]).tolist() == [20, 10]
+
+
+def test_the_halves_keep_a_group_on_one_side():
+    labels = np.array([0, 1] * 30)
+    groups = np.repeat(np.arange(12), 5)
+    for part, other in split_halves(labels, np.random.RandomState(0), groups):
+        assert not np.intersect1d(groups[part], groups[other]).size

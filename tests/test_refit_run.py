@@ -87,7 +87,7 @@ def test_labels_are_kept_when_the_model_surely_disputes_more_than_it_confirms():
 
 
 @pytest.mark.parametrize("confidence", ["cv", "oob"])
-def test_a_memorising_model_is_corrected(noisy_blobs, confidence):
+def test_a_memorising_model_is_corrected(noisy_blobs, confidence, without_halves_check):
     forest = RandomForestClassifier(n_estimators=30, random_state=0)
     plc = PLCClassifier(forest, confidence=confidence, random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
@@ -109,7 +109,7 @@ class FitCountingForest(RandomForestClassifier):
 
 
 def test_out_of_bag_confidence_fits_one_model_a_refit(
-    noisy_blobs,
+    noisy_blobs, without_halves_check
 ):
     FitCountingForest.n_fits = 0
     plc = PLCClassifier(
@@ -209,7 +209,9 @@ def with_row_ids(X):
 
 
 @pytest.mark.parametrize("confidence", ["cv", "oob"])
-def test_no_correcting_model_trains_on_the_validation_samples(noisy_blobs, confidence):
+def test_no_correcting_model_trains_on_the_validation_samples(
+    noisy_blobs, confidence, without_halves_check
+):
     RowRecordingForest.seen_rows = []
     forest = RowRecordingForest(n_estimators=20, random_state=0)
     plc = PLCClassifier(
@@ -230,7 +232,9 @@ def test_no_correcting_model_trains_on_the_validation_samples(noisy_blobs, confi
     assert not any(np.isin(validation, rows).any() for rows in others)
 
 
-def test_the_memorisation_test_fits_no_model_beside_the_folds(noisy_blobs):
+def test_the_memorisation_test_fits_no_model_beside_the_folds(
+    noisy_blobs, without_halves_check
+):
     RowRecordingForest.seen_rows = []
     forest = RowRecordingForest(n_estimators=20, random_state=0)
     # the final model trains on every sample once
@@ -243,7 +247,9 @@ def test_the_memorisation_test_fits_no_model_beside_the_folds(noisy_blobs):
     assert len(sizes) == 3 * n_refits + 1
 
 
-def test_the_validation_samples_alone_judge_the_labels(noisy_blobs):
+def test_the_validation_samples_alone_judge_the_labels(
+    noisy_blobs, without_halves_check
+):
     forest = RandomForestClassifier(n_estimators=20, random_state=0)
     plc = PLCClassifier(forest, validation_fraction=0.2, random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
@@ -263,7 +269,9 @@ def test_validation_samples_are_corrected_too(noisy_blobs):
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_validation_evidence_sees_no_gain_on_labels_unrelated_to_X(seed):
+def test_validation_evidence_sees_no_gain_on_labels_unrelated_to_X(
+    seed, without_halves_check
+):
     # No model can predict these labels, so no set of training labels can
     # raise the held-out agreement. Without set-aside samples the corrections
     # carry each fold's given labels into the labels its judges train on, and
@@ -694,3 +702,63 @@ def test_a_refit_judged_clearly_worse_stops_the_run_there(noisy_blobs):
     assert plc.termination_condition_ == "undone"
     assert plc.selection_["undone"] and plc.selection_["round"] == 1
     np.testing.assert_array_equal(plc.labels_, noisy_blobs.y_noisy)
+
+
+def unrelated_labels(seed=1):
+    """Labels no model can predict, on which a forest's corrections do harm."""
+    rng = np.random.RandomState(seed)
+    return rng.normal(size=(600, 5)), rng.randint(0, 3, 600)
+
+
+def test_a_result_that_trains_worse_models_on_halves_is_undone():
+    X, y = unrelated_labels()
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, validation_fraction=0.25, random_state=1).fit(X, y)
+    check = plc.halves_check_
+    assert check["undone"] and check["n_judged"] == 600
+    assert check["ending"] != "undone"  # the run's own verdict had kept them
+    assert plc.termination_condition_ == "undone"
+    assert plc.selection_["compared"] == "halves"
+    np.testing.assert_array_equal(plc.labels_, y)
+    assert not plc.set_aside_.any() and (plc.relabel_weight_ == 1).all()
+
+
+def test_an_undone_result_fits_the_plain_model():
+    X, y = unrelated_labels()
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, validation_fraction=0.25, random_state=1).fit(X, y)
+    plain = clone(plc.estimator_).fit(X, y)
+    np.testing.assert_array_equal(plc.predict(X), plain.predict(X))
+
+
+def test_a_result_the_halves_confirm_keeps_its_own_verdict(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    X, y = noisy_blobs.X, noisy_blobs.y_noisy
+    plc = PLCClassifier(forest, random_state=2).fit(X, y)
+    assert not plc.halves_check_["undone"]
+    assert plc.halves_check_["ending"] == plc.termination_condition_
+    assert plc.selection_ is None or plc.selection_["compared"] != "halves"
+    assert (plc.labels_ != y).any()
+
+
+def test_a_run_that_keeps_the_labels_is_not_checked(noisy_blobs):
+    plc = PLCClassifier(LogisticRegression(), random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.termination_condition_ == "not_memorising"
+    assert plc.halves_check_ is None
+
+
+@pytest.mark.parametrize("how", ["trusted", "no_judge", "in_sample"])
+def test_the_check_on_halves_runs_only_where_the_judge_acts(noisy_blobs, how):
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    params, fit_params = {}, {}
+    if how == "trusted":
+        fit_params["trusted"] = np.arange(len(noisy_blobs.X)) < 150
+    elif how == "no_judge":
+        params["validation_fraction"] = None
+    else:
+        params["confidence"] = "in_sample"
+    plc = PLCClassifier(forest, random_state=0, **params)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, **fit_params)
+    assert (plc.labels_ != noisy_blobs.y_noisy).any()
+    assert plc.halves_check_ is None

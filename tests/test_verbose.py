@@ -203,3 +203,22 @@ def test_verbose_counts_no_relabel_left_out_as_fitted_on_both_labels(
     assert (weighed & plc.set_aside_).any()  # some weighed relabels were left out
     n_fitted = np.count_nonzero(weighed & ~plc.set_aside_)
     assert f"{n_fitted} relabels fitted on both" in line
+
+
+def test_verbose_says_when_the_halves_undid_the_result(capsys):
+    rng = np.random.RandomState(1)
+    X, y = rng.normal(size=(600, 5)), rng.randint(0, 3, 600)
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    PLCClassifier(forest, validation_fraction=0.25, random_state=1, verbose=1).fit(X, y)
+    out = capsys.readouterr().out
+    assert "made again on each half of the samples" in out
+    assert "on 600 judged samples, each half predicted by models fitted" in out
+
+
+def test_verbose_says_when_the_halves_confirmed_the_result(noisy_blobs, capsys):
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    PLCClassifier(forest, random_state=2, verbose=1).fit(
+        noisy_blobs.X, noisy_blobs.y_noisy
+    )
+    out = capsys.readouterr().out
+    assert "Made again on each half of the samples, it did not agree" in out

@@ -148,6 +148,7 @@ class RunResult:
             "validation_indices_": self.validation_indices,
             "set_aside_": set_aside,
             "relabel_weight_": relabel_weight,
+            "halves_check_": None,
             **self.attributes,
         }
 

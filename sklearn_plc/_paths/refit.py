@@ -11,13 +11,13 @@ fitting what it asks for; fit the final model on what it decided.
 
 import functools
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Integral
 
 import numpy as np
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
+from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils.metadata_routing import process_routing
 from tqdm.auto import tqdm
 
@@ -29,6 +29,7 @@ from .._ending import (
     doubtful_samples,
     end_of_run,
     keep_every_class,
+    undone_on_halves,
 )
 from .._final_fit import (
     fit_final_model,
@@ -36,9 +37,12 @@ from .._final_fit import (
     weighed_out_of_fold_proba,
 )
 from .._held_out import (
+    fit_fold,
     make_splits,
     out_of_bag_proba,
     out_of_fold_proba,
+    per_sample_params,
+    proba_per_class,
     round_proba,
     splits_without,
     with_sample_weight,
@@ -48,15 +52,18 @@ from .._judge import (
     JudgedRefit,
     can_judge,
     choose_judged_samples,
+    halves_verdict,
     judge_sample_weight,
     memorisation_evidence,
     memorises,
+    split_halves,
 )
 from .._label_state import LabelCorrector
 from .._parallel import data_sent_once
 from .._report import round_line
 from .._thresholds import (
     EARLY_UNDO_STANDARD_ERRORS,
+    EVIDENCE_STANDARD_ERRORS,
     REFIT_MIN_CORRECTION_RATE,
     sure_ratio_for,
     sure_theta_end,
@@ -73,6 +80,11 @@ from .._validation import (
     sets_warm_start,
 )
 from .interface import RunResult
+
+
+def _rows(values, rows):
+    """`values` at `rows` (None stays None)."""
+    return None if values is None else _safe_indexing(values, rows)
 
 
 @dataclass
@@ -115,11 +127,13 @@ class RefitPath:
         sends the fit parameters to the estimator and ``groups`` to ``cv``.
     """
 
-    def __init__(self, settings, estimator, router=None):
+    def __init__(self, settings, estimator, router=None, *, checks_on_halves=True):
         self.settings = settings
         self.estimator = estimator
         self.router = router
         self.held_out = settings.confidence in HELD_OUT_CONFIDENCES
+        # the runs made on each half for the check are not checked themselves
+        self.checks_on_halves = checks_on_halves
         # set by check_input, read by run
         self.groups = self.sample_weight = self.weight_key = None
 
@@ -211,6 +225,13 @@ class RefitPath:
             ending = self._end(
                 loop, corrector, judge, trusted, estimator, X, splits, fit_params, rng
             )
+        halves = None
+        if self._checks(ending, corrector.initial_labels, trusted):
+            halves = self._check_on_halves(
+                ending, estimator, X, corrector.initial_labels, fit_params, rng
+            )
+            if halves is not None and halves["undone"]:
+                ending = undone_on_halves(ending, halves, corrector)
         if ending.restore_given_labels:
             corrector.restore_given_labels()
             if settings.verbose >= 2:
@@ -228,6 +249,83 @@ class RefitPath:
             set_aside=set_aside,
             relabel_weight=ending.relabel_weight,
             label_evidence=corrector.label_evidence(loop.pass_proba),
+            attributes={"halves_check_": halves},
+        )
+
+    def _checks(self, ending, given, trusted):
+        """Whether the run's result is checked on halves (:meth:`_check_on_halves`).
+
+        Where the judge acts (held-out probabilities, ``validation_fraction``
+        set), no verified labels judge instead, the folds can be made on a
+        half (``cv`` an int or a splitter), and the result differs from a
+        plain fit on the labels as given: some label changed, some sample is
+        left out, or some is weighed.
+        """
+        settings = self.settings
+        cv = settings.cv
+        if not (
+            self.checks_on_halves
+            and self.held_out
+            and settings.judge_acts
+            and trusted is None
+            and (isinstance(cv, Integral) or hasattr(cv, "split"))
+        ):
+            return False
+        return bool(
+            np.any(ending.labels != given)
+            or (ending.set_aside is not None and ending.set_aside.any())
+            or ending.label_weight is not None
+        )
+
+    def _check_on_halves(self, ending, estimator, X, given, fit_params, rng):
+        """The run made again on each half, judged on the other (``halves_check_``).
+
+        Each half's run (its own folds, verdicts and final fit, not checked
+        again) and a plain fit on that half's labels as given predict the other
+        half; :func:`~sklearn_plc._judge.halves_verdict` compares them with
+        the given labels over every sample. Returns None where a half cannot
+        be run (a class too small for the folds of a half).
+        """
+        n_samples = given.shape[0]
+        settings = replace(
+            self.settings, random_state=rng.randint(2**31 - 1), verbose=0
+        )
+        predicted = np.empty(n_samples, dtype=np.intp)
+        plain_predicted = np.empty(n_samples, dtype=np.intp)
+        with warnings.catch_warnings():
+            # a half's run warns as the run itself did (max_iter, a small fold)
+            warnings.simplefilter("ignore")
+            for part, other in split_halves(given, rng, self.groups):
+                half = RefitPath(settings, estimator, checks_on_halves=False)
+                half.groups = _rows(self.groups, part)
+                half.sample_weight = _rows(self.sample_weight, part)
+                half.weight_key = self.weight_key
+                X_other = _safe_indexing(X, other)
+                try:
+                    result = half.run(
+                        _safe_indexing(X, part),
+                        given[part],
+                        self.classes,
+                        per_sample_params(fit_params, part, n_samples),
+                        None,
+                    )
+                    plain = fit_fold(
+                        clone(estimator), X, given, part, self.classes, fit_params
+                    )
+                except ValueError:
+                    return None
+                predicted[other] = proba_per_class(
+                    result.estimator, X_other, self.classes
+                ).argmax(axis=1)
+                plain_predicted[other] = proba_per_class(
+                    plain, X_other, self.classes
+                ).argmax(axis=1)
+        return halves_verdict(
+            predicted == given,
+            plain_predicted == given,
+            ending.termination,
+            EVIDENCE_STANDARD_ERRORS,
+            judge_sample_weight(estimator, self.classes, given, self.sample_weight),
         )
 
     def _end(
