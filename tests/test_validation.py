@@ -106,7 +106,7 @@ def test_a_polars_frame_reaches_a_column_transformer_by_name():
 # --- cv and groups ---------------------------------------------------------------
 
 
-def test_groups_reach_a_group_aware_splitter(noisy_blobs):
+def test_groups_reach_a_group_aware_splitter(noisy_blobs, without_halves_check):
     """No fold's model is trained on a sample of the group it predicts."""
 
     class RecordingGroupKFold(GroupKFold):
