@@ -530,6 +530,13 @@ def run_cell(
                 final_threshold=float(model.theta_),
                 **precision(_plc_ranking(model)),
             )
+            check = getattr(model, "halves_check_", None)
+            if check is not None:  # the run's result checked on halves
+                row[method].update(
+                    halves_gain=check["gain"],
+                    halves_standard_error=check["standard_error"],
+                    halves_undone=check["undone"],
+                )
             if model.selection_ is not None:  # the held-out evidence for the labels
                 row[method].update(
                     holdout_compared=model.selection_["compared"],
@@ -876,6 +883,19 @@ def target_figures(summary):
     }
 
 
+def _halves_lines(rows):
+    """How often the check on halves ran and undid a result, over PLC's runs."""
+    runs = [row["PLC"] for row in rows if row["kind"] == "cell" and "PLC" in row]
+    checked = [run for run in runs if "halves_undone" in run]
+    if not checked:
+        return []
+    undone = sum(run["halves_undone"] for run in checked)
+    return [
+        f"- Check on halves: run in {len(checked)} of {len(runs)} PLC runs (those "
+        f"whose result differs from a plain fit), undid {undone}."
+    ]
+
+
 def _mean_gain(entries, method="PLC"):
     """The mean of `method`'s gain over Standard across `entries`; NaN if none."""
     gains = [_gain(e, method) for e in entries if method in e]
@@ -1047,6 +1067,7 @@ def format_tables(rows, meta):
                 f"- {cost_line(cost)}; every run's median PLC / Standard "
                 f"{cost['every_run']:.1f}×."
             )
+        lines += _halves_lines(rows)
         if figures["stress_cells"]:
             lines.append(
                 f"- Stress table: PLC ≥ Standard − 1.0 in "

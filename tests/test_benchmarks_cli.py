@@ -584,3 +584,18 @@ def test_a_commands_help_lists_only_the_options_it_reads(command, absent, capsys
         main([command, "--help"])
     out = capsys.readouterr().out
     assert f"[{absent}" not in out and f"\n  {absent}" not in out  # usage, options
+
+
+def test_the_tables_count_the_runs_the_check_on_halves_ran_and_undid():
+    from benchmarks.tables import _halves_lines
+
+    rows = [
+        {"kind": "cell", "PLC": {"halves_undone": True}},
+        {"kind": "cell", "PLC": {"halves_undone": False}},
+        {"kind": "cell", "PLC": {}},
+        {"kind": "clean"},
+    ]
+    assert _halves_lines(rows) == [
+        "- Check on halves: run in 2 of 3 PLC runs (those whose result differs "
+        "from a plain fit), undid 1."
+    ]
