@@ -211,7 +211,7 @@ class RefitPath:
             estimator
         )
         corrector = self._corrector(encoded, classes.shape[0], trusted)
-        judge = None
+        judge = weight = None
         if self.held_out:
             weight = judge_sample_weight(
                 estimator, classes, encoded, self.sample_weight
@@ -228,7 +228,7 @@ class RefitPath:
         halves = None
         if self._checks(ending, corrector.initial_labels, trusted):
             halves = self._check_on_halves(
-                ending, estimator, X, corrector.initial_labels, fit_params, rng
+                ending, estimator, X, corrector.initial_labels, fit_params, rng, weight
             )
             if halves is not None and halves["undone"]:
                 ending = undone_on_halves(ending, halves, corrector)
@@ -277,14 +277,15 @@ class RefitPath:
             or ending.label_weight is not None
         )
 
-    def _check_on_halves(self, ending, estimator, X, given, fit_params, rng):
+    def _check_on_halves(self, ending, estimator, X, given, fit_params, rng, weight):
         """The run made again on each half, judged on the other (``halves_check_``).
 
         Each half's run (its own folds, verdicts and final fit, not checked
         again) and a plain fit on that half's labels as given predict the other
         half; :func:`~sklearn_plc._judge.halves_verdict` compares them with
-        the given labels over every sample. Returns None where a half cannot
-        be run (a class too small for the folds of a half).
+        the given labels over every sample, each at `weight` (the judge's,
+        :func:`~sklearn_plc._judge.judge_sample_weight`). Returns None where a
+        half cannot be run (a class too small for the folds of a half).
         """
         n_samples = given.shape[0]
         settings = replace(
@@ -325,7 +326,7 @@ class RefitPath:
             plain_predicted == given,
             ending.termination,
             EVIDENCE_STANDARD_ERRORS,
-            judge_sample_weight(estimator, self.classes, given, self.sample_weight),
+            weight,
         )
 
     def _end(
