@@ -1,4 +1,7 @@
-"""Command line: ``python -m benchmarks {tables,quick,speed,nets,unseen} [options]``."""
+"""Command line: ``python -m benchmarks COMMAND [options]``.
+
+Commands: tables, quick, speed, nets, unseen, review.
+"""
 
 import argparse
 import json
@@ -21,6 +24,10 @@ COMMANDS = {
     "use (9 model families × 4 datasets × clean labels and 3 noises × seeds 100–102; "
     "about 20 minutes with --jobs 2 for all of them): a check that the defaults carry "
     "over, not a place to choose them",
+    "review": "what reviewing labels buys: test accuracy after 25 to 400 labels "
+    "reviewed by a simulated reviewer in PLC's order, cleanlab's and a random one "
+    "(8 datasets × forest, boosting, MLP × 2 noises × 3 seeds: several hours with "
+    "--jobs 2; choose a subset with --datasets, --models, --noises, --seeds)",
 }
 
 
@@ -32,11 +39,20 @@ COMMAND_OPTIONS = {
     "speed": (),
     "nets": (),
     "unseen": (*_GRID, "--models"),
+    "review": (
+        "--datasets",
+        "--noises",
+        "--seeds",
+        "--jobs",
+        "--models",
+        "--dev",
+        "--orders",
+    ),
 }
 
 
 def _parser():
-    from . import unseen
+    from . import review, unseen
     from .tables import DATASETS, NOISE_CELLS
 
     # the options every command takes; each command's --help describes it
@@ -60,12 +76,17 @@ def _parser():
             grid.add_argument(
                 "--datasets",
                 nargs="+",
-                choices=[
-                    *DATASETS,
-                    *unseen.DATASETS,
-                    *unseen.FRESH_DATASETS,
-                    *unseen.RARE_DATASETS,
-                ],
+                choices=list(
+                    dict.fromkeys(
+                        (
+                            *DATASETS,
+                            *unseen.DATASETS,
+                            *unseen.FRESH_DATASETS,
+                            *unseen.RARE_DATASETS,
+                            *review.DATASETS,
+                        )
+                    )
+                ),
                 help="datasets to run (default: all of the command's own; unseen's "
                 "second check, run only when named: "
                 f"{' '.join(unseen.FRESH_DATASETS)}, with --noises "
@@ -84,6 +105,7 @@ def _parser():
                             *unseen.NOISES,
                             *unseen.FRESH_NOISES,
                             *unseen.RARE_NOISES,
+                            *review.NOISES,
                         )
                     )
                 ),
@@ -98,14 +120,24 @@ def _parser():
                 "--seeds",
                 nargs="+",
                 type=int,
-                help="seeds (default: 0 1 2; unseen: 100 101 102)",
+                help="seeds (default: 0 1 2; unseen: 100 101 102; --dev: 100 101 102)",
             )
         if "--models" in names:
             grid.add_argument(
                 "--models",
                 nargs="+",
                 choices=list(unseen.MODELS),
-                help="unseen: model families to run (default: all)",
+                help="model families to run (default: unseen's all; review's "
+                f"{' '.join(review.MODELS)})",
+            )
+        if "--orders" in names:
+            grid.add_argument(
+                "--orders",
+                nargs="+",
+                choices=[*review.ORDERS, *review.EXTRA_ORDERS],
+                help="review orders to compare (default: "
+                f"{' '.join(review.ORDERS)}; PLC and cleanlab's are needed for the "
+                "target lines)",
             )
         if "--methods" in names:
             grid.add_argument(
@@ -254,6 +286,34 @@ def main(argv=None):
             )
         )
         print(f"\nWrote {folder}/unseen.md and unseen.json")
+    elif args.command == "review":
+        from . import review
+
+        _check_known(args, review.DATASETS, review.NOISES)
+        folder = output / ("review-dev" if args.dev else "review")
+        orders = tuple(args.orders or review.ORDERS)
+        missing = {"PLC", "cleanlab", "random"} - set(orders)
+        if missing:
+            raise SystemExit(
+                f"review: --orders needs {' '.join(sorted(missing))} for the target "
+                "lines; add them."
+            )
+        print(
+            review.run_review(
+                folder,
+                datasets=tuple(args.datasets or review.DATASETS),
+                models=tuple(args.models or review.MODELS),
+                noises=tuple(args.noises or review.NOISES),
+                seeds=tuple(
+                    args.seeds or (review.DEV_SEEDS if args.dev else review.SEEDS)
+                ),
+                split=review.DEV_SPLIT if args.dev else 0,
+                orders=orders,
+                jobs=args.jobs,
+                command="python -m benchmarks " + shlex.join(argv),
+            )
+        )
+        print(f"\nWrote {folder}/review.md, review.json and review.png")
     elif args.command == "nets":
         from .nets_accuracy import run_nets
 

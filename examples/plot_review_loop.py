@@ -2,10 +2,12 @@
 Reviewing the disputed labels: PLC's list, a person's check, and a refit
 ========================================================================
 
-PLC ranks the labels it disputes (``review_list()``), the most likely wrong
-first. A reviewer checks the top of that list, keeps or corrects each label,
-and PLC is fitted again with those labels marked ``trusted``: they are never
-changed, and they judge the corrections in place of the validation samples.
+PLC ranks the labels it disputes (``review_list()``) by what a reviewer's
+answer would change in the final fit: labels it kept against its models, or
+relabelled on thin evidence, before labels it relabelled with strong evidence.
+A reviewer checks the top of that list, keeps or corrects each label, and PLC
+is fitted again with those labels marked ``trusted``: they are never changed
+or left out, and they train every model that corrects the rest.
 
 Here the reviewer is simulated by the clean labels of digits with 35%
 feature-dependent (PMD Type-I) noise. The plot compares three orders of review
@@ -34,17 +36,22 @@ _, y_noisy = noise.fit_resample(X_train, y_train)
 # The list
 # --------
 # One fit on the noisy labels. Each row is a disputed label: the given and the
-# suggested class, what PLC did, and its evidence, ranked by the given label's
-# probability over the top class's.
+# suggested class, what PLC did, and its evidence, ranked by ``change_proba``,
+# the chance that the true label differs from what the final fit trained on.
 
 plc = PLCClassifier(random_state=0).fit(X_train, y_noisy)
 rows = plc.review_list()
-print(rows.head(5)[["sample", "given", "suggested", "action", "given_ratio"]])
+print(rows.head(5)[["sample", "given", "suggested", "action", "change_proba"]])
 wrong = y_noisy != y_train
-print(
-    f"{len(rows)} disputed labels; {wrong[rows['sample'][:100]].mean():.0%} of the "
-    f"first 100 are wrong (noise rate {wrong.mean():.0%})"
-)
+already_right = plc.labels_ == y_train
+likely_wrong = plc.review_list(rank="likelihood")  # the audit ranking
+for name, ranked in (("change", rows), ("likelihood", likely_wrong)):
+    top = ranked["position"][:100]
+    print(
+        f"rank={name!r}: {wrong[top].mean():.0%} of the first 100 are wrong labels "
+        f"(noise rate {wrong.mean():.0%}); PLC already trains on the right label "
+        f"for {already_right[top].mean():.0%} of them"
+    )
 
 # %%
 # Three orders of review

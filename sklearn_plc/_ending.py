@@ -273,7 +273,7 @@ def end_of_run(evidence, settings):
         if proba is not None:  # None: the new models could not be fitted
             if evidence.first_proba is not None:
                 proba = (proba + evidence.first_proba) / 2
-            set_aside = keep_every_class(confident_label_issues(proba, given), given)
+            set_aside = _confident_disputes(proba, given, evidence.trusted)
             restore, stopped = True, "corrections_contested"
             selection = {
                 **selection,
@@ -436,6 +436,14 @@ def _removal_is_a_candidate(evidence, settings, stopped):
     )
 
 
+def _confident_disputes(proba, given, trusted):
+    """What confident learning disputes: never a `trusted` sample or a class's last."""
+    issues = confident_label_issues(proba, given)
+    if trusted is not None:
+        issues &= ~trusted
+    return keep_every_class(issues, given)
+
+
 def _removal_of_disputes(evidence, weighable):
     """``(left_out, class_weight)``: the removal candidate; None if it removes nothing.
 
@@ -449,10 +457,7 @@ def _removal_of_disputes(evidence, weighable):
     """
     given = evidence.given_labels
     proba = np.asarray(evidence.first_proba, dtype=np.float64)
-    issues = confident_label_issues(proba, given)
-    if evidence.trusted is not None:
-        issues &= ~evidence.trusted
-    left_out = keep_every_class(issues, given)
+    left_out = _confident_disputes(proba, given, evidence.trusted)
     if not left_out.any():
         return None
     class_weight = 1.0 / kept_label_rates(proba, given) if weighable else None
@@ -528,6 +533,8 @@ def _sure_disputes_left_out(evidence):
     trained = np.ones(labels.shape[0], dtype=bool)
     trained[evidence.validation] = False
     sure = confidence_ratio(proba, labels) <= sure_ratio_for(proba.shape[1])
+    if evidence.trusted is not None:
+        sure &= ~evidence.trusted
     disputed = keep_every_class(trained & sure, labels)
     if not disputed.any():
         return None, None

@@ -3,8 +3,9 @@
 Three questions, each answered on samples whose labels no judged model trained
 on, and from the given labels alone unless verified (``trusted``) ones exist:
 
-- **which samples judge** (:func:`choose_judged_samples`): the ``trusted``
-  samples, or stratified validation samples, ``validation_fraction`` of them;
+- **which samples judge** (:func:`choose_judged_samples`): stratified
+  validation samples, ``validation_fraction`` of those not ``trusted``, or
+  the ``trusted`` samples where ``validation_fraction="trusted"``;
 - **whether the model memorises its labels and can judge them**
   (:func:`memorisation_evidence`, :func:`memorises`, :func:`can_judge`),
   measured in the first round; a model that does not memorise, or that surely
@@ -45,7 +46,8 @@ def split_validation(fraction, encoded, rng, groups):
     """
     seed = rng.randint(2**31 - 1)
     n_samples = encoded.shape[0]
-    counts = np.bincount(encoded)  # every class is present
+    counts = np.bincount(encoded)
+    counts = counts[counts > 0]
     n_validation = int(np.ceil(fraction * n_samples))
     if groups is not None:
         splitter = GroupShuffleSplit(1, test_size=fraction, random_state=seed)
@@ -89,6 +91,12 @@ def choose_judged_samples(
 ):
     """The samples that judge, and those the correcting models train on.
 
+    Verified (``trusted``) labels train every correcting model: the
+    validation samples are drawn from the other samples (labels reviewed from
+    the top of a list are no random sample of the data), or by `groups`, a
+    group's verified samples judging with the rest of it. They judge alone
+    only where asked (``validation_fraction="trusted"``).
+
     Parameters
     ----------
     encoded : ndarray of int of shape (n_samples,)
@@ -98,9 +106,10 @@ def choose_judged_samples(
     groups : array-like or None
         Keeps a group on one side of the validation split.
     trusted : ndarray of bool or None
-        Verified labels; they judge in place of validation samples.
-    validation_fraction : float or None
-        Share of the samples that judge; None judges on every sample.
+        Verified labels.
+    validation_fraction : float, "trusted" or None
+        Share of the samples (of those not ``trusted``) that judge;
+        ``"trusted"``: the trusted samples judge; None judges on every sample.
     can_set_aside : bool
         False when the folds are given as index pairs, which cannot leave
         samples out: the judged samples are then judged in place.
@@ -114,7 +123,7 @@ def choose_judged_samples(
     judged : ndarray of int or None
         The samples whose held-out predictions judge; None: all.
     """
-    if trusted is not None:
+    if validation_fraction == "trusted":
         judged = np.flatnonzero(trusted)
         if judged.shape[0] < FEW_TRUSTED:
             warnings.warn(
@@ -122,20 +131,32 @@ def choose_judged_samples(
                 f"and no correcting model trains on them: one standard error of "
                 f"their agreement is several points, and on small noisy data "
                 f"withholding them cost accuracy (user guide, 'Verified "
-                f"labels'). With fewer than {FEW_TRUSTED}, consider fitting "
-                f"without trusted.",
+                f"labels'). With fewer than {FEW_TRUSTED}, consider the default "
+                f"validation_fraction.",
                 UserWarning,
                 stacklevel=6,  # the caller of fit
             )
         if can_set_aside:
             return np.flatnonzero(~trusted), judged, judged
         return None, None, judged
-    if can_set_aside and validation_fraction is not None:
+    if not can_set_aside or validation_fraction is None:
+        return None, None, None
+    if trusted is None or groups is not None:
+        # a group stays whole: its verified samples judge with the rest of it
         training, validation = split_validation(
             validation_fraction, encoded, rng, groups
         )
         return training, validation, validation
-    return None, None, None
+    unverified = np.flatnonzero(~trusted)
+    try:
+        _, validation = split_validation(
+            validation_fraction, encoded[unverified], rng, None
+        )
+    except ValueError:  # too few unverified labels to set any aside
+        return None, None, None
+    validation = unverified[validation]
+    training = np.setdiff1d(np.arange(encoded.shape[0]), validation)
+    return training, validation, validation
 
 
 def memorisation_evidence(

@@ -329,7 +329,8 @@ align_class_distribution`) to the class frequencies of the labels as given,
         evidence : dict of ndarray of shape (n_samples,)
             ``"suggested"``: the top class; ``"given_ratio"``: the given label's
             probability over the top one (below 1: disputed); ``"top_proba"``:
-            the top class's probability; ``"first_disputed"``: the first round
+            the top class's probability; ``"label_proba"``: the current label's
+            probability; ``"first_disputed"``: the first round
             whose pass disputed or changed the label (-1: none). Rows the
             recorded probabilities do not cover (another process's, under
             ``rows``) hold -1 and NaN. All NaN before any probabilities.
@@ -339,6 +340,7 @@ align_class_distribution`) to the class frequencies of the labels as given,
             "suggested": np.full(n_samples, -1, dtype=np.intp),
             "given_ratio": np.full(n_samples, np.nan, dtype=np.float32),
             "top_proba": np.full(n_samples, np.nan, dtype=np.float32),
+            "label_proba": np.full(n_samples, np.nan, dtype=np.float32),
             "first_disputed": self.first_disputed.copy(),
         }
         if proba is None:
@@ -350,6 +352,8 @@ align_class_distribution`) to the class frequencies of the labels as given,
             proba, self.initial_labels[self.rows]
         )
         evidence["top_proba"][self.rows] = proba.max(axis=1)
+        labels = self.labels[self.rows]
+        evidence["label_proba"][self.rows] = proba[np.arange(labels.shape[0]), labels]
         return evidence
 
     def disputed(self, proba=None):

@@ -1,8 +1,10 @@
-"""The labels PLC disputes, as a list for a person to review, most suspect first.
+"""The labels PLC disputes, as a list for a person to review.
 
 A pure function of a fitted run's attributes (:func:`review_rows`);
 ``PLCClassifier.review_list`` turns its columns into a DataFrame where pandas is
-installed.
+installed. Two rankings: by what a reviewer's answer would change in the
+final fit (:func:`change_proba`, the default), or by how likely the given
+label is wrong (``given_ratio``, for an audit of the labels as given).
 """
 
 import numpy as np
@@ -38,6 +40,39 @@ def given_labels(labels, corrections):
     return given
 
 
+RANKS = ("change", "likelihood")
+
+
+def change_proba(*, labels, given, set_aside, relabel_weight, evidence):
+    """The chance that a reviewer's answer differs from what the final fit used.
+
+    A label the final fit trained on at full weight is wrong with the
+    probability the last averaged probabilities leave to other classes,
+    ``1 - label_proba``; a relabel weighed against its given label (weight
+    ``w``) mixes the two, ``w (1 - p_new) + (1 - w) (1 - p_given)``; a sample
+    left out of the final fit takes whatever answer the reviewer gives, which
+    differs from the model's own best guess with probability ``1 - top_proba``.
+    So a label PLC relabelled with strong evidence ranks low (a review would
+    confirm it), and one it kept against its models, or relabelled on thin
+    evidence, ranks high.
+
+    Returns
+    -------
+    change : ndarray of float of shape (n_samples,)
+        NaN where the probabilities do not cover the sample.
+    """
+    top = evidence["top_proba"].astype(np.float64)
+    label_proba = evidence["label_proba"].astype(np.float64)
+    given_proba = evidence["given_ratio"] * top
+    change = 1.0 - label_proba
+    weighed = (relabel_weight < 1) & (labels != given)
+    change[weighed] = relabel_weight[weighed] * (1.0 - label_proba[weighed]) + (
+        1.0 - relabel_weight[weighed]
+    ) * (1.0 - given_proba[weighed])
+    change[set_aside] = 1.0 - top[set_aside]
+    return change
+
+
 def review_rows(
     *,
     labels,
@@ -49,16 +84,20 @@ def review_rows(
     held_out,
     trusted=None,
     row_index=None,
+    rank="change",
 ):
-    """One row per disputed sample, the most likely mislabelled first.
+    """One row per disputed sample, the review's most useful first.
 
     A sample is disputed where the last averaged probabilities put another
     class above its given label (``given_ratio < 1``), where its label was
-    changed, or where the final fit left it out. Rows are ranked by
+    changed, or where the final fit left it out. ``rank="change"`` ranks the
+    rows by :func:`change_proba`, highest first: the answers most likely to
+    change what the final fit trains on. ``rank="likelihood"`` ranks them by
     ``given_ratio`` (the given label's probability over the top one), lowest
-    first, then by the top probability, highest first; the samples already
-    reviewed (``trusted``) come after every other row, marked, so that a
-    reviewer is not asked for them again.
+    first: the labels most likely wrong as given, whatever PLC did with them.
+    Ties go to the higher top probability. The samples already reviewed
+    (``trusted``) come after every other row, marked, so that a reviewer is
+    not asked for them again.
 
     Parameters
     ----------
@@ -70,7 +109,7 @@ def review_rows(
         The weight of each final label in the final fit.
     evidence : dict of ndarray
         ``label_evidence_``: ``"suggested"``, ``"given_ratio"``,
-        ``"top_proba"``, ``"first_disputed"``.
+        ``"top_proba"``, ``"label_proba"``, ``"first_disputed"``.
     termination : str
         ``termination_condition_``.
     held_out : bool
@@ -79,6 +118,8 @@ def review_rows(
         The labels verified at the fit (``trusted_``).
     row_index : ndarray of shape (n_samples,) or None, default=None
         X's row labels (``row_index_``); None: positions.
+    rank : {"change", "likelihood"}, default="change"
+        The ranking (above).
 
     Returns
     -------
@@ -87,20 +128,35 @@ def review_rows(
         its position), ``"position"`` (the row's position in X), ``"reviewed"``
         (its label was ``trusted``), ``"given"``, ``"suggested"``, ``"action"``
         (``"relabelled"``, ``"left out"`` or ``"kept"``), ``"reason"``,
-        ``"given_ratio"``, ``"top_proba"``, ``"first_disputed_round"``,
-        ``"weight"`` (of the final label) and ``"held_out"``.
+        ``"change_proba"``, ``"given_ratio"``, ``"top_proba"``,
+        ``"first_disputed_round"``, ``"weight"`` (of the final label) and
+        ``"held_out"``.
     """
+    if rank not in RANKS:
+        raise ValueError(
+            f"rank must be one of {', '.join(map(repr, RANKS))}; got {rank!r}. "
+            f"'change' ranks by what a review would change in the final fit, "
+            f"'likelihood' by how likely the given label is wrong."
+        )
     ratio = evidence["given_ratio"]
     changed = labels != given
     disputed = (np.nan_to_num(ratio, nan=1.0) < 1) | changed | set_aside
     samples = np.flatnonzero(disputed)
     reviewed = np.zeros(labels.shape[0], dtype=bool) if trusted is None else trusted
+    change = change_proba(
+        labels=labels,
+        given=given,
+        set_aside=set_aside,
+        relabel_weight=relabel_weight,
+        evidence=evidence,
+    )
+    key = (
+        -np.nan_to_num(change[samples], nan=-np.inf)
+        if rank == "change"
+        else np.nan_to_num(ratio[samples], nan=np.inf)
+    )
     order = np.lexsort(
-        (
-            -np.nan_to_num(evidence["top_proba"][samples]),
-            np.nan_to_num(ratio[samples], nan=np.inf),
-            reviewed[samples],
-        )
+        (-np.nan_to_num(evidence["top_proba"][samples]), key, reviewed[samples])
     )
     samples = samples[order]
     action = np.where(
@@ -118,6 +174,7 @@ def review_rows(
         "suggested": evidence["suggested"][samples],
         "action": action,
         "reason": reason,
+        "change_proba": change[samples],
         "given_ratio": ratio[samples],
         "top_proba": evidence["top_proba"][samples],
         "first_disputed_round": evidence["first_disputed"][samples],

@@ -181,9 +181,19 @@ def check_not_empty(**data):
             )
 
 
-def check_trusted(trusted, n_samples):
-    """`trusted` as a boolean mask of shape (n_samples,), or None."""
+def check_trusted(trusted, n_samples, judges=False):
+    """`trusted` as a boolean mask of shape (n_samples,), or None.
+
+    `judges`: the trusted samples judge (``validation_fraction="trusted"``),
+    so there must be some, and some labels left to correct.
+    """
     if trusted is None:
+        if judges:
+            raise ValueError(
+                'validation_fraction="trusted" judges the corrections on the '
+                "trusted samples, but fit was given none; pass "
+                "fit(X, y, trusted=mask), or use a float validation_fraction."
+            )
         return None
     mask = column_or_1d(trusted)
     if mask.shape[0] != n_samples:
@@ -199,15 +209,17 @@ def check_trusted(trusted, n_samples):
                 f"indices, pass np.isin(np.arange(n_samples), indices)."
             )
         mask = mask.astype(bool)
-    if not mask.any():
+    if judges and not mask.any():
         raise ValueError(
-            "trusted marks no sample; pass trusted=None (the default) to judge the "
-            "corrections on validation samples of the given labels instead."
+            'trusted marks no sample, so with validation_fraction="trusted" none '
+            "judges; use a float validation_fraction to judge on validation "
+            "samples of the given labels instead."
         )
-    if mask.all():
+    if judges and mask.all():
         raise ValueError(
-            "trusted marks every sample, so there is no label left to correct; fit "
-            "the estimator on y directly."
+            'trusted marks every sample, so with validation_fraction="trusted" '
+            "no model is left to correct and judge; use a float "
+            "validation_fraction (every label is then kept as given)."
         )
     return mask
 

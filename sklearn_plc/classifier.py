@@ -199,7 +199,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         tests and corrects whatever the model, as the paper does. User guide:
         "Whether to correct at all".
 
-    validation_fraction : float in (0, 1) or None, default=0.2
+    validation_fraction : float in (0, 1), "trusted" or None, default=0.2
         Share of the samples, stratified, that no correcting model trains on,
         so that they can judge the corrections (``"cv"`` or ``"oob"``); they
         are still corrected, and the final model trains on every sample. Every
@@ -214,11 +214,16 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         (corrected, or as given) where its models agree clearly better. The
         judge weighs each judged sample as the estimator weighs it
         (``class_weight``, ``sample_weight``), plainly otherwise. 0.2
-        leaves enough to judge and most to correct with. ``trusted`` samples
-        judge in their place
-        (any loss undoes). ``None``: no judge, the corrections stand whatever
-        the evidence (the paper's rule; ``selection_`` still records it). The
-        run's result is then checked on every sample: where it differs from a
+        leaves enough to judge and most to correct with. The validation
+        samples are drawn from those not ``trusted`` (``fit``): verified
+        labels train every correcting model and are never changed.
+        ``"trusted"``: the trusted samples judge instead, and any measured
+        loss undoes; use it where they are a random sample of the data (a
+        gold set), a few hundred at least, never for labels reviewed from the
+        top of ``review_list()``, which are no random sample. ``None``: no
+        judge, the corrections stand whatever the evidence (the paper's rule;
+        ``selection_`` still records it). With a float, the run's result is
+        also checked on every sample: where it differs from a
         plain fit on the labels as given, the run is made again on each half
         of the samples and each half's final model predicts the other half,
         whose labels it never saw, directly or through a correction; where
@@ -325,8 +330,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     validation_indices_ : ndarray of int or None
         The samples that judged the corrections: the validation samples (see
-        ``validation_fraction``) or the ``trusted`` ones; None when every
-        sample judged or none did.
+        ``validation_fraction``; the ``trusted`` ones where it is
+        ``"trusted"``); None when every sample judged or none did.
 
     set_aside_ : ndarray of bool of shape (n_samples,)
         The samples left out of the final fit as doubtful (see ``doubtful``);
@@ -334,7 +339,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     label_evidence_ : dict of ndarray of shape (n_samples,)
         What the last averaged probabilities say of each given label:
-        ``"suggested"`` (the top class), ``"given_ratio"``, ``"top_proba"`` and
+        ``"suggested"`` (the top class), ``"given_ratio"``, ``"top_proba"``,
+        ``"label_proba"`` (of the sample's label in ``labels_``) and
         ``"first_disputed"`` (round); ``review_list()`` ranks them.
 
     relabel_weight_ : ndarray of float of shape (n_samples,)
@@ -359,7 +365,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         every sample. Where it undid the result, ``selection_`` is this dict,
         with the verdict it replaced under ``"replaced"``. None where it did not
         run: the result was a plain fit's labels, the judge does not act
-        (``validation_fraction=None``, ``trusted``, ``confidence="in_sample"``,
+        (``validation_fraction=None`` or ``"trusted"``, ``confidence="in_sample"``,
         an epoch learner), the folds are given as index pairs, or a half could
         not be run (a class too small for its folds).
 
@@ -420,7 +426,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         "cv": ["cv_object"],
         "min_memorisation": [Interval(Real, 0, 1, closed="left")],
         "doubtful": [StrOptions({"auto", "weigh", "keep", "set_aside"})],
-        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
+        "validation_fraction": [
+            Interval(Real, 0, 1, closed="neither"),
+            StrOptions({"trusted"}),
+            None,
+        ],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -559,7 +569,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             check_supported_input(X)  # a Dataset holding its targets: say what to pass
         check_not_empty(X=X, y=y)
         classes, encoded = encode_labels(y)
-        trusted = check_trusted(trusted, encoded.shape[0])
+        trusted = check_trusted(
+            trusted, encoded.shape[0], self.validation_fraction == "trusted"
+        )
         index = row_index(X)
         settings = self._run_settings()
         if path_class is RefitPath:
@@ -591,19 +603,33 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         return self
 
-    def review_list(self):
-        """The labels PLC disputes, one row each, the most likely mislabelled first.
+    def review_list(self, rank="change"):
+        """The labels PLC disputes, one row each, the review's most useful first.
 
         A row per label the last averaged probabilities put below another
         class, that PLC changed, or that the final fit left out: the sample,
-        its given and suggested label, what PLC did and why, and the evidence,
-        sorted by ``given_ratio`` (the given label's probability over the top
-        class's), lowest first. Check the top rows, then fit again with the
+        its given and suggested label, what PLC did and why, and the evidence.
+        Check the top rows, then fit again with the
         labels you verified marked ``trusted``: those rows are then marked
         ``"reviewed"`` and listed last. ``"sample"`` is the row's label in X's
         index where X is a pandas DataFrame or Series (``X.loc[rows["sample"]]``),
         else its position; ``"position"`` is always its position. User guide:
         "Reviewing the disputed labels".
+
+        Parameters
+        ----------
+        rank : {"change", "likelihood"}, default="change"
+            ``"change"``: by ``change_proba``, highest first, the chance that
+            the reviewer's answer differs from what the final fit trained on
+            (its label, weighed as it was; a left-out sample's, the model's
+            best guess). Labels PLC kept against its models, or relabelled on
+            thin evidence, come first; labels it relabelled with strong
+            evidence come late, as a review would mostly confirm them. It
+            spends a reviewer's time where an answer changes the refit.
+            ``"likelihood"``: by ``given_ratio`` (the given label's
+            probability over the top class's), lowest first, the labels most
+            likely wrong as given whatever PLC did: for an audit of the
+            labels themselves.
 
         Returns
         -------
@@ -622,6 +648,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             evidence=self.label_evidence_,
             termination=self.termination_condition_,
             held_out=self.confidence_ in HELD_OUT_CONFIDENCES,
+            rank=rank,
         )
         try:
             import pandas as pd

@@ -6,6 +6,7 @@ import pytest
 pytest.importorskip("matplotlib")
 pytest.importorskip("cleanlab")
 
+from benchmarks import review
 from benchmarks.__main__ import main
 from benchmarks.tables import NOISE_CELLS, QUICK
 
@@ -577,6 +578,7 @@ def test_same_labels_explains_its_usage_instead_of_failing(argv, capsys):
         ("speed", "--methods"),
         ("nets", "--seeds"),
         ("unseen", "--dev"),
+        ("review", "--methods"),
     ],
 )
 def test_a_commands_help_lists_only_the_options_it_reads(command, absent, capsys):
@@ -599,3 +601,64 @@ def test_the_tables_count_the_runs_the_check_on_halves_ran_and_undid():
         "- Check on halves: run in 2 of 3 PLC runs (those whose result differs "
         "from a plain fit), undid 1."
     ]
+
+
+def test_review_cli_writes_accuracy_after_each_k_per_order(tmp_path):
+    main(
+        [
+            "review",
+            "--models",
+            "naive-bayes",
+            "--datasets",
+            "breast_cancer",
+            "--noises",
+            "U30",
+            "--seeds",
+            "100",
+            "--output",
+            str(tmp_path),
+        ]
+    )
+    results = json.loads((tmp_path / "review" / "review.json").read_text())
+    (run,) = results["runs"]
+    assert set(run["after"]) == {"PLC", "cleanlab", "random"}
+    assert all(
+        len(values) == len(results["meta"]["ks"]) for values in run["after"].values()
+    )
+    # 398 training samples: reviewing 400 checks them all, so no wrong label is left
+    assert run["wrong_reviewed"]["random"][-1] == round(398 * (1 - run["purity_given"]))
+    table = (tmp_path / "review" / "review.md").read_text()
+    assert "| breast_cancer | naive-bayes | U30 | PLC |" in table
+    assert "Median reviews to reach clean-label accuracy" in table
+    assert (tmp_path / "review" / "review.png").exists()
+
+
+def review_entry(before, plc, cleanlab, random, clean=0.9):
+    ks = (25, 50)
+    after = {"PLC": plc, "cleanlab": cleanlab, "random": random}
+    return {
+        "before": before,
+        "clean": clean,
+        "after": after,
+        "to_reach": {
+            order: review._reviews_to_reach(values, ks, clean)
+            for order, values in after.items()
+        },
+    }
+
+
+def test_review_targets_count_pairs_where_plcs_order_leads_both():
+    summary = {
+        ("a", "m", "n"): review_entry(0.8, [0.85, 0.9], [0.85, 0.88], [0.86, 0.87]),
+        ("b", "m", "n"): review_entry(0.8, [0.79, 0.82], [0.80, 0.81], [0.78, 0.8]),
+    }
+    figures = review.target_figures(summary, (25, 50))
+    assert figures["pairs"] == 4
+    assert figures["at_least_both"] == 2  # a at 50, b at 50
+    assert figures["cells_without_loss"] == 1  # b falls 1 point below before
+    assert figures["worst_loss"] == pytest.approx(-0.01)
+
+
+def test_reviews_to_reach_clean_accuracy_is_the_first_k_within_a_point():
+    assert review._reviews_to_reach([0.85, 0.895, 0.91], (25, 50, 100), 0.9) == 50
+    assert review._reviews_to_reach([0.85, 0.86], (25, 50), 0.9) == np.inf

@@ -216,7 +216,7 @@ def test_works_as_a_pipeline_step(noisy_blobs):
     assert pipe.score(noisy_blobs.X, noisy_blobs.y_clean) > 0.8
 
 
-def test_grid_search_over_theta_and_beta(noisy_blobs):
+def test_grid_search_over_theta_and_beta(noisy_blobs, without_halves_check):
     pipe = Pipeline(
         [("scale", StandardScaler()), ("plc", PLCClassifier(random_state=0))]
     )

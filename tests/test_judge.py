@@ -229,25 +229,55 @@ def test_the_set_aside_is_stratified_and_disjoint():
     assert np.bincount(GIVEN[validation]).tolist() == [2, 2]
 
 
-def choose(trusted, can_set_aside):
+def choose(trusted, can_set_aside, validation_fraction=0.2, groups=None):
     return choose_judged_samples(
         GIVEN,
         np.random.RandomState(0),
-        None,
+        groups,
         trusted=trusted,
-        validation_fraction=0.2,
+        validation_fraction=validation_fraction,
         can_set_aside=can_set_aside,
     )
 
 
-def test_trusted_samples_judge_and_are_left_out_of_training():
+def every_other_trusted():
     trusted = np.zeros(GIVEN.shape[0], dtype=bool)
     trusted[::2] = True
+    return trusted
+
+
+def test_trusted_samples_judge_where_asked_and_are_left_out_of_training():
+    trusted = every_other_trusted()
     with pytest.warns(UserWarning, match=f"fewer than {FEW_TRUSTED}"):
-        training, validation, judged = choose(trusted, can_set_aside=True)
+        training, validation, judged = choose(
+            trusted, can_set_aside=True, validation_fraction="trusted"
+        )
     np.testing.assert_array_equal(judged, np.flatnonzero(trusted))
     np.testing.assert_array_equal(validation, judged)
     np.testing.assert_array_equal(training, np.flatnonzero(~trusted))
+
+
+def test_validation_samples_are_drawn_from_the_untrusted_ones():
+    trusted = every_other_trusted()
+    training, validation, judged = choose(trusted, can_set_aside=True)
+    assert not trusted[validation].any()
+    assert np.bincount(GIVEN[validation]).tolist() == [1, 1]  # 0.2 of 8, stratified
+    np.testing.assert_array_equal(
+        np.sort(np.concatenate([training, validation])), np.arange(GIVEN.shape[0])
+    )
+    np.testing.assert_array_equal(judged, validation)
+
+
+def test_a_group_stays_whole_with_its_trusted_samples():
+    groups = np.repeat(np.arange(8), 2)  # a trusted and an untrusted sample each
+    _, validation, _ = choose(every_other_trusted(), can_set_aside=True, groups=groups)
+    assert np.isin(groups, groups[validation]).sum() == validation.size
+
+
+def test_too_few_untrusted_samples_judge_on_every_sample():
+    trusted = np.ones(GIVEN.shape[0], dtype=bool)
+    trusted[0] = False
+    assert choose(trusted, can_set_aside=True) == (None, None, None)
 
 
 def test_folds_given_as_pairs_judge_in_place():

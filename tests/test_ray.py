@@ -50,7 +50,9 @@ def test_ray_binds_to_loopback_only(local_ray):
     assert addresses == {"127.0.0.1"}
 
 
-def test_the_pages_ray_example_gives_the_labels_of_a_serial_fit(local_ray):
+def test_the_pages_ray_example_gives_the_labels_of_a_serial_fit(
+    local_ray, without_halves_check
+):
     namespace = {}
     exec(compile(ray_example(), "scaling_out.md (Ray)", "exec"), namespace)
     on_ray = namespace["plc"]

@@ -321,13 +321,14 @@ def test_trusted_labels_are_never_corrected(noisy_blobs):
 
 
 @pytest.mark.parametrize("confidence", ["cv", "oob"])
-def test_trusted_samples_judge_in_place_of_the_set_aside(noisy_blobs, confidence):
+def test_trusted_samples_judge_where_asked(noisy_blobs, confidence):
     RowRecordingForest.seen_rows = []
     trusted = trusted_share(len(noisy_blobs.y_noisy))
     forest = RowRecordingForest(n_estimators=20, random_state=0)
     plc = PLCClassifier(
         forest,
         confidence=confidence,
+        validation_fraction="trusted",
         doubtful="keep",  # the final model trains on every sample
         min_correction_rate=QUIET_FOR_A_SECOND_REFIT,
         random_state=0,
@@ -348,6 +349,7 @@ def test_corrections_that_lose_on_trusted_labels_are_undone(noisy_blobs):
     forest = RandomForestClassifier(n_estimators=20, random_state=0)
     plc = PLCClassifier(
         forest,
+        validation_fraction="trusted",
         doubtful="keep",
         min_correction_rate=QUIET_FOR_A_SECOND_REFIT,
         random_state=0,
@@ -382,8 +384,6 @@ def test_callers_trusted_mask_is_not_modified(noisy_blobs):
     [
         (np.ones(5, dtype=bool), "trusted has 5 entries but y has 600"),
         (np.full(600, 2), "must be a boolean mask"),
-        (np.zeros(600, dtype=bool), "trusted marks no sample"),
-        (np.ones(600, dtype=bool), "trusted marks every sample"),
     ],
 )
 def test_bad_trusted_masks_are_explained(noisy_blobs, trusted, message):
@@ -391,21 +391,87 @@ def test_bad_trusted_masks_are_explained(noisy_blobs, trusted, message):
         PLCClassifier().fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
 
 
+@pytest.mark.parametrize(
+    "trusted, message",
+    [
+        (None, "but fit was given none"),
+        (np.zeros(600, dtype=bool), "trusted marks no sample"),
+        (np.ones(600, dtype=bool), "trusted marks every sample"),
+    ],
+)
+def test_trusted_judges_need_trusted_and_untrusted_samples(
+    noisy_blobs, trusted, message
+):
+    plc = PLCClassifier(validation_fraction="trusted")
+    with pytest.raises(ValueError, match=message):
+        plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
+
+
 def test_few_trusted_samples_judging_give_a_warning(noisy_blobs):
     trusted = trusted_share(len(noisy_blobs.y_noisy), share=0.05)
     forest = RandomForestClassifier(n_estimators=10, random_state=0)
+    plc = PLCClassifier(forest, validation_fraction="trusted", random_state=0)
     with pytest.warns(UserWarning, match=r"Only \d+ trusted samples judge"):
-        PLCClassifier(forest, random_state=0).fit(
-            noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted
-        )
+        plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
+
+
+def test_trusted_samples_train_every_correcting_model(
+    noisy_blobs, without_halves_check
+):
+    RowRecordingForest.seen_rows = []
+    trusted = trusted_share(len(noisy_blobs.y_noisy))
+    forest = RowRecordingForest(n_estimators=20, random_state=0)
+    plc = PLCClassifier(forest, confidence="oob", random_state=0)
+    X = with_row_ids(noisy_blobs.X)
+    plc.fit(X, noisy_blobs.y_noisy, trusted=trusted)
+    assert not np.isin(plc.validation_indices_, np.flatnonzero(trusted)).any()
+    correcting = [rows for rows in RowRecordingForest.seen_rows if rows.size < len(X)]
+    assert correcting
+    assert all(np.isin(np.flatnonzero(trusted), rows).all() for rows in correcting)
+
+
+@pytest.mark.parametrize(
+    "doubtful, confidence",
+    [("set_aside", "cv"), ("auto", "oob")],  # the second: contested, left out
+)
+def test_trusted_samples_are_never_left_out(noisy_blobs, doubtful, confidence):
+    trusted = trusted_share(len(noisy_blobs.y_noisy))
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    plc = PLCClassifier(
+        forest, doubtful=doubtful, confidence=confidence, random_state=0
+    )
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
+    assert plc.set_aside_.any()
+    assert not plc.set_aside_[trusted].any()
+
+
+def test_every_label_trusted_gives_the_plain_fit(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=10, random_state=0)
+    trusted = np.ones(len(noisy_blobs.y_noisy), dtype=bool)
+    plc = PLCClassifier(forest, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
+    plain = clone(forest).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    np.testing.assert_array_equal(plc.labels_, noisy_blobs.y_noisy)
+    np.testing.assert_array_equal(
+        plc.predict_proba(noisy_blobs.X), plain.predict_proba(noisy_blobs.X)
+    )
+
+
+def test_no_label_trusted_is_a_fit_without_trusted(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=10, random_state=0)
+    none = np.zeros(len(noisy_blobs.y_noisy), dtype=bool)
+    with_mask = PLCClassifier(forest, random_state=0)
+    with_mask.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=none)
+    without = PLCClassifier(forest, random_state=0)
+    without.fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    np.testing.assert_array_equal(with_mask.labels_, without.labels_)
 
 
 def test_grid_search_splits_the_trusted_mask_with_the_samples(noisy_blobs):
     trusted = trusted_share(len(noisy_blobs.y_noisy), share=0.3)
     forest = RandomForestClassifier(n_estimators=10, random_state=0)
-    search = GridSearchCV(
-        PLCClassifier(forest, random_state=0), {"theta": [0.3, 0.5]}, cv=3
-    )
+    plc = PLCClassifier(forest, validation_fraction="trusted", random_state=0)
+    search = GridSearchCV(plc, {"theta": [0.3, 0.5]}, cv=3)
     search.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
     best = search.best_estimator_
     # the refit on all samples is judged by all the trusted ones
@@ -416,7 +482,8 @@ def test_trusted_is_routed_to_plc_when_requested(noisy_blobs):
     trusted = trusted_share(len(noisy_blobs.y_noisy), share=0.3)
     forest = RandomForestClassifier(n_estimators=10, random_state=0)
     with sklearn.config_context(enable_metadata_routing=True):
-        plc = PLCClassifier(forest, random_state=0).set_fit_request(trusted=True)
+        plc = PLCClassifier(forest, validation_fraction="trusted", random_state=0)
+        plc.set_fit_request(trusted=True)
         search = GridSearchCV(plc, {"theta": [0.3, 0.5]}, cv=3)
         search.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
     np.testing.assert_array_equal(
@@ -741,6 +808,15 @@ def test_a_result_the_halves_confirm_keeps_its_own_verdict(noisy_blobs):
     assert (plc.labels_ != y).any()
 
 
+def test_a_run_with_reviewed_labels_is_checked_with_them(noisy_blobs):
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    trusted = np.arange(len(noisy_blobs.X)) < 150
+    plc = PLCClassifier(forest, random_state=0)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
+    assert (plc.labels_ != noisy_blobs.y_noisy).any()
+    assert plc.halves_check_ is not None
+
+
 def test_a_run_that_keeps_the_labels_is_not_checked(noisy_blobs):
     plc = PLCClassifier(LogisticRegression(), random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
@@ -754,6 +830,7 @@ def test_the_check_on_halves_runs_only_where_the_judge_acts(noisy_blobs, how):
     params, fit_params = {}, {}
     if how == "trusted":
         fit_params["trusted"] = np.arange(len(noisy_blobs.X)) < 150
+        params["validation_fraction"] = "trusted"
     elif how == "no_judge":
         params["validation_fraction"] = None
     else:

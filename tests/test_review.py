@@ -1,4 +1,4 @@
-"""The review list (PLCClassifier.review_list): disputed labels, most suspect first."""
+"""The review list (PLCClassifier.review_list): disputed labels, most useful first."""
 
 import numpy as np
 import pytest
@@ -9,7 +9,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_plc import PLCClassifier
-from sklearn_plc._review import given_labels, review_rows
+from sklearn_plc._review import change_proba, given_labels, review_rows
 from sklearn_plc.noise import PMDNoise
 
 pd = pytest.importorskip("pandas")
@@ -28,18 +28,46 @@ def forest_run(digits_pmd):
     return PLCClassifier(random_state=0).fit(X, y_noisy)
 
 
-def test_the_list_ranks_the_given_labels_least_likely_first(forest_run):
+def test_the_list_ranks_by_what_a_review_would_change(forest_run):
     rows = forest_run.review_list()
     assert isinstance(rows, pd.DataFrame)
-    assert rows["given_ratio"].is_monotonic_increasing
+    assert rows["change_proba"].is_monotonic_decreasing
     assert rows["held_out"].all()  # the forest judged out of bag
 
 
-def test_the_top_of_the_list_is_mostly_wrong_labels(forest_run, digits_pmd):
+def test_the_likelihood_ranking_ranks_the_given_labels_least_likely_first(
+    forest_run,
+):
+    rows = forest_run.review_list(rank="likelihood")
+    assert rows["given_ratio"].is_monotonic_increasing
+
+
+def test_the_top_of_the_likelihood_ranking_is_mostly_wrong_labels(
+    forest_run, digits_pmd
+):
     _, y, y_noisy = digits_pmd
-    rows = forest_run.review_list()
+    rows = forest_run.review_list(rank="likelihood")
     wrong = y_noisy != y
     assert wrong[rows["sample"][:100]].mean() > 2 * wrong.mean()
+
+
+def test_the_default_ranking_asks_less_for_labels_plc_already_set_right(
+    forest_run, digits_pmd
+):
+    _, y, _ = digits_pmd
+
+    def already_right(rows):
+        top = rows["position"][:100]
+        return np.mean(forest_run.labels_[top] == y[top])
+
+    change = forest_run.review_list()
+    likelihood = forest_run.review_list(rank="likelihood")
+    assert already_right(change) < already_right(likelihood) - 0.1
+
+
+def test_an_unknown_rank_is_refused(forest_run):
+    with pytest.raises(ValueError, match="rank must be one of 'change'"):
+        forest_run.review_list(rank="quality")
 
 
 def test_every_changed_label_is_listed_with_its_given_and_final_label(
@@ -59,14 +87,59 @@ def test_the_given_labels_are_replayed_from_the_corrections(forest_run, digits_p
     np.testing.assert_array_equal(given, y_noisy)
 
 
-def plain_evidence(ratio, suggested):
+def plain_evidence(ratio, suggested, top=0.8, label_proba=None):
+    """Evidence where every label is its given one, unless `label_proba` says."""
     n = len(ratio)
+    ratio = np.asarray(ratio, dtype=np.float32)
+    top = np.broadcast_to(np.float32(top), (n,)).copy()
     return {
         "suggested": np.asarray(suggested),
-        "given_ratio": np.asarray(ratio, dtype=np.float32),
-        "top_proba": np.full(n, 0.8, dtype=np.float32),
+        "given_ratio": ratio,
+        "top_proba": top,
+        "label_proba": ratio * top if label_proba is None else np.asarray(label_proba),
         "first_disputed": np.zeros(n, dtype=np.intp),
     }
+
+
+def test_a_label_relabelled_on_strong_evidence_ranks_after_one_kept_against_it():
+    given = np.array([0, 0])
+    rows = review_rows(
+        labels=np.array([1, 0]),  # sample 0 relabelled to the top class
+        given=given,
+        set_aside=np.zeros(2, dtype=bool),
+        relabel_weight=np.ones(2),
+        evidence=plain_evidence(
+            [0.05, 0.5], [1, 1], top=[0.95, 0.6], label_proba=[0.95, 0.3]
+        ),
+        termination="converged",
+        held_out=True,
+    )
+    assert rows["sample"].tolist() == [1, 0]
+    np.testing.assert_allclose(rows["change_proba"], [0.7, 0.05], rtol=1e-6)
+
+
+def test_a_weighed_relabel_may_change_with_either_of_its_labels():
+    evidence = plain_evidence([0.5], [1], top=[0.6], label_proba=[0.6])
+    change = change_proba(
+        labels=np.array([1]),
+        given=np.array([0]),
+        set_aside=np.zeros(1, dtype=bool),
+        relabel_weight=np.array([0.75]),
+        evidence=evidence,
+    )
+    # 0.75 on the new label (p 0.6) and 0.25 on the given one (p 0.3)
+    np.testing.assert_allclose(change, [0.75 * 0.4 + 0.25 * 0.7], rtol=1e-6)
+
+
+def test_a_sample_left_out_changes_where_the_models_best_guess_is_unsure():
+    change = change_proba(
+        labels=np.array([0, 0]),
+        given=np.array([0, 0]),
+        set_aside=np.array([True, True]),
+        relabel_weight=np.ones(2),
+        evidence=plain_evidence([0.1, 0.1], [1, 1], top=[0.9, 0.5]),
+    )
+    np.testing.assert_allclose(change, [0.1, 0.5], rtol=1e-6)
 
 
 def test_a_kept_run_says_why_each_disputed_label_was_kept():
@@ -111,6 +184,7 @@ def test_a_removal_the_judge_chose_lists_its_samples_as_left_out_and_why():
         evidence=plain_evidence([1.0, 0.3, 0.8, 1.0], [0, 0, 0, 0]),
         termination="disputes_removed",
         held_out=True,
+        rank="likelihood",
     )
     assert rows["sample"].tolist() == [1, 2]
     assert rows["action"].tolist() == ["left out", "kept"]

@@ -209,7 +209,9 @@ def test_nested_parameters_of_the_default_estimator_can_be_set():
     assert plc.estimator.get_params()["n_estimators"] == 20
 
 
-def test_grid_search_over_the_default_estimators_parameters(noisy_blobs):
+def test_grid_search_over_the_default_estimators_parameters(
+    noisy_blobs, without_halves_check
+):
     grid = {"estimator__max_depth": [2, None]}
     search = GridSearchCV(PLCClassifier(random_state=0), grid)
     search.fit(noisy_blobs.X, noisy_blobs.y_noisy)

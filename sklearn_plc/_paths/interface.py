@@ -162,6 +162,7 @@ class RunResult:
         suggested = encoded.copy()
         given_ratio = np.full(n_samples, np.nan, dtype=np.float32)
         top_proba = np.full(n_samples, np.nan, dtype=np.float32)
+        label_proba = np.full(n_samples, np.nan, dtype=np.float32)
         first_disputed = np.full(n_samples, -1, dtype=np.intp)
         evidence = self.label_evidence
         if evidence is not None:
@@ -169,10 +170,12 @@ class RunResult:
             suggested[positions[covered]] = evidence["suggested"][covered]
             given_ratio[positions] = evidence["given_ratio"]
             top_proba[positions] = evidence["top_proba"]
+            label_proba[positions] = evidence["label_proba"]
             first_disputed[positions] = evidence["first_disputed"]
         return {
             "suggested": classes[suggested],
             "given_ratio": given_ratio,
             "top_proba": top_proba,
+            "label_proba": label_proba,
             "first_disputed": first_disputed,
         }

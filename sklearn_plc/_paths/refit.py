@@ -226,9 +226,16 @@ class RefitPath:
                 loop, corrector, judge, trusted, estimator, X, splits, fit_params, rng
             )
         halves = None
-        if self._checks(ending, corrector.initial_labels, trusted):
+        if self._checks(ending, corrector.initial_labels):
             halves = self._check_on_halves(
-                ending, estimator, X, corrector.initial_labels, fit_params, rng, weight
+                ending,
+                estimator,
+                X,
+                corrector.initial_labels,
+                fit_params,
+                rng,
+                weight,
+                trusted,
             )
             if halves is not None and halves["undone"]:
                 ending = undone_on_halves(ending, halves, corrector)
@@ -252,11 +259,11 @@ class RefitPath:
             attributes={"halves_check_": halves},
         )
 
-    def _checks(self, ending, given, trusted):
+    def _checks(self, ending, given):
         """Whether the run's result is checked on halves (:meth:`_check_on_halves`).
 
         Where the judge acts (held-out probabilities, ``validation_fraction``
-        set), no verified labels judge instead, the folds can be made on a
+        a float), the folds can be made on a
         half (``cv`` an int or a splitter), and the result differs from a
         plain fit on the labels as given: some label changed, some sample is
         left out, or some is weighed.
@@ -267,7 +274,7 @@ class RefitPath:
             self.checks_on_halves
             and self.held_out
             and settings.judge_acts
-            and trusted is None
+            and settings.validation_fraction != "trusted"
             and (isinstance(cv, Integral) or hasattr(cv, "split"))
         ):
             return False
@@ -277,7 +284,9 @@ class RefitPath:
             or ending.label_weight is not None
         )
 
-    def _check_on_halves(self, ending, estimator, X, given, fit_params, rng, weight):
+    def _check_on_halves(
+        self, ending, estimator, X, given, fit_params, rng, weight, trusted
+    ):
         """The run made again on each half, judged on the other (``halves_check_``).
 
         Each half's run (its own folds, verdicts and final fit, not checked
@@ -285,7 +294,8 @@ class RefitPath:
         half; :func:`~sklearn_plc._judge.halves_verdict` compares them with
         the given labels over every sample, each at `weight` (the judge's,
         :func:`~sklearn_plc._judge.judge_sample_weight`). Returns None where a
-        half cannot be run (a class too small for the folds of a half).
+        half cannot be run (a class too small for the folds of a half). A
+        half's run keeps its ``trusted`` labels.
         """
         n_samples = given.shape[0]
         settings = replace(
@@ -308,7 +318,9 @@ class RefitPath:
                         given[part],
                         self.classes,
                         per_sample_params(fit_params, part, n_samples),
-                        None,
+                        None
+                        if trusted is None or not trusted[part].any()
+                        else trusted[part],
                     )
                     plain = fit_fold(
                         clone(estimator), X, given, part, self.classes, fit_params
@@ -339,7 +351,7 @@ class RefitPath:
             held_out=self.held_out,
             weighable=self.weight_key is not None,
             refits_folds=splits is not None,
-            trusted=trusted is not None,
+            trusted=self.settings.validation_fraction == "trusted",
         )
         fit = functools.partial(
             self._fit_requested,
@@ -384,13 +396,14 @@ class RefitPath:
             return validation, judged, None
         # checked once, on the samples the folds are made of, so that the
         # largest cv it suggests can be made
-        if training is not None and trusted is None:
+        if training is not None:
             check_cv_against_classes(
                 settings.cv,
                 self.classes.shape[0],
                 encoded[training],
-                set_aside=f" once validation_fraction={settings.validation_fraction} "
-                f"has set {encoded.shape[0] - training.shape[0]} aside",
+                set_aside=f" once validation_fraction="
+                f"{settings.validation_fraction!r} has set "
+                f"{encoded.shape[0] - training.shape[0]} aside",
             )
         else:
             check_cv_against_classes(settings.cv, self.classes.shape[0], encoded)
