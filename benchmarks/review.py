@@ -325,7 +325,10 @@ def plot_review(summary, meta, path):
 def run_review(
     folder, *, datasets, models, noises, seeds, split, orders, jobs, command
 ):
-    """Run the benchmark; write ``review.md``, ``review.json``, ``review.png``."""
+    """Run the benchmark; write ``review.md``, ``review.json``, ``review.png``.
+
+    ``review_cells.jsonl`` gets each cell's row as it finishes.
+    """
     start = time.perf_counter()
     ks = KS
     jobs_list = [
@@ -335,14 +338,20 @@ def run_review(
         for noise in noises
         for seed in seeds
     ]
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
     parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
-    rows = list(
-        tqdm(
+    rows = []
+    # each cell's row as it finishes: a run of hours can be read before its end
+    with (folder / "review_cells.jsonl").open("w") as cells:
+        for row in tqdm(
             parallel(delayed(run_cell)(*job, split, orders, ks) for job in jobs_list),
             total=len(jobs_list),
             desc="cells",
-        )
-    )
+        ):
+            rows.append(row)
+            cells.write(json.dumps(row) + "\n")
+            cells.flush()
     meta = {
         "command": command,
         "seeds": list(seeds),
@@ -353,8 +362,6 @@ def run_review(
     }
     summary = summarise(rows, ks, orders)
     markdown = format_review(summary, meta)
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     (folder / "review.md").write_text(markdown + "\n")
     (folder / "review.json").write_text(json.dumps({"meta": meta, "runs": rows}))
     plot_review(summary, meta, folder / "review.png")

@@ -631,6 +631,8 @@ def test_review_cli_writes_accuracy_after_each_k_per_order(tmp_path):
     assert "| breast_cancer | naive-bayes | U30 | PLC |" in table
     assert "Median reviews to reach clean-label accuracy" in table
     assert (tmp_path / "review" / "review.png").exists()
+    cells = (tmp_path / "review" / "review_cells.jsonl").read_text().splitlines()
+    assert [json.loads(line) for line in cells] == results["runs"]
 
 
 def review_entry(before, plc, cleanlab, random, clean=0.9):

@@ -287,3 +287,15 @@ def test_the_fit_remembers_which_labels_were_reviewed(digits_pmd):
     assert (reviewed == (rows["position"].to_numpy() < 300)).all()
     assert reviewed.any()  # noisy labels marked trusted stay disputed
     assert (np.diff(reviewed.astype(int)) >= 0).all()  # every reviewed row last
+
+
+def test_fifty_labels_reviewed_from_the_top_of_the_list_raise_purity(
+    forest_run, digits_pmd
+):
+    X, y, y_noisy = digits_pmd
+    checked = forest_run.review_list()["position"].to_numpy()[:50]
+    y_reviewed = y_noisy.copy()
+    y_reviewed[checked] = y[checked]
+    trusted = np.isin(np.arange(len(y)), checked)
+    refit = PLCClassifier(random_state=0).fit(X, y_reviewed, trusted=trusted)
+    assert np.mean(refit.labels_ == y) > np.mean(forest_run.labels_ == y)
