@@ -14,8 +14,7 @@ true label:
 - **random**: a random order, PLC fitted again as for PLC's order.
 
 ``--orders`` adds ``PLC-likelihood`` (``review_list(rank="likelihood")``, the
-audit ranking) and ``PLC+random`` (PLC's order and the random one taken in
-turns) for comparing orders on the development protocol. Test
+audit ranking) for comparing rankings on the development protocol. Test
 labels are always clean; the plain model on the clean labels gives the
 accuracy a review aims at.
 """
@@ -39,7 +38,7 @@ KS = (25, 50, 100, 200, 400)
 NOISES = ("I-35", "U30")
 MODELS = ("random-forest", "gradient-boosting", "mlp")
 ORDERS = ("PLC", "cleanlab", "random")
-EXTRA_ORDERS = ("PLC-likelihood", "PLC+random")
+EXTRA_ORDERS = ("PLC-likelihood",)
 # A review "reaches" clean-label accuracy within this many points
 WITHIN = 0.01
 # Accuracy after review may fall below the fit before review by at most this
@@ -98,14 +97,6 @@ def plc_order(plc, rank="change"):
     return np.concatenate([listed, rest[np.argsort(top, kind="stable")]])
 
 
-def in_turns(first, second):
-    """The samples of two orders taken in turns, each once, `first` leading."""
-    turns = np.empty(first.shape[0] + second.shape[0], dtype=first.dtype)
-    turns[0::2], turns[1::2] = first, second
-    _, position = np.unique(turns, return_index=True)
-    return turns[np.sort(position)]
-
-
 def run_cell(dataset, model, noise, seed, split, orders, ks):
     """One cell: accuracy and purity before review and after each k, per order."""
     from sklearn.base import clone
@@ -145,9 +136,6 @@ def run_cell(dataset, model, noise, seed, split, orders, ks):
         "PLC-likelihood": lambda: plc_order(before, rank="likelihood"),
         "cleanlab": lambda: np.argsort(quality, kind="stable"),
         "random": lambda: np.random.RandomState(seed).permutation(n_samples),
-        "PLC+random": lambda: in_turns(
-            plc_order(before), np.random.RandomState(seed).permutation(n_samples)
-        ),
     }
     row["after"] = {}
     row["purity_after"] = {}

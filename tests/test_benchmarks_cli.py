@@ -664,8 +664,3 @@ def test_review_targets_count_pairs_where_plcs_order_leads_both():
 def test_reviews_to_reach_clean_accuracy_is_the_first_k_within_a_point():
     assert review._reviews_to_reach([0.85, 0.895, 0.91], (25, 50, 100), 0.9) == 50
     assert review._reviews_to_reach([0.85, 0.86], (25, 50), 0.9) == np.inf
-
-
-def test_orders_in_turns_take_each_sample_once_the_first_order_leading():
-    turns = review.in_turns(np.array([3, 1, 0, 2]), np.array([1, 2, 3, 0]))
-    assert turns.tolist() == [3, 1, 2, 0]
