@@ -537,10 +537,13 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             in the final fit.
 
         trusted : array-like of bool of shape (n_samples,), default=None
-            True where the given label is verified: never corrected, and with
-            ``"cv"`` or ``"oob"`` it judges in place of the validation samples
-            (any measured loss undoes). Give a few hundred; it warns below 100.
-            In a Pipeline, pass ``plcclassifier__trusted``.
+            True where the given label is verified (reviewed): never
+            corrected or left out, and it trains every correcting model (the
+            validation samples are drawn from the others). Any number, 1 to
+            all; with every label trusted the final model is the plain fit.
+            With ``validation_fraction="trusted"`` the trusted samples judge
+            instead (see there). In a Pipeline, pass
+            ``plcclassifier__trusted``.
 
         **fit_params : dict
             Further parameters for the estimator's ``fit`` (routed when
