@@ -29,7 +29,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
-from .unseen import at_least
+from .unseen import at_least, grid
 
 SEEDS = (0, 1, 2)
 DEV_SEEDS = (100, 101, 102)
@@ -85,25 +85,13 @@ def _noisy_labels(noise, X_train, y_train, seed):
     return injector.fit_resample(X_train, y_train)[1]
 
 
-def plc_order(plc, rank="change"):
-    """Every sample in the order a reviewer of PLC's list checks them.
-
-    The review list (ranked by `rank`), then the samples PLC does not
-    dispute, the least sure first.
-    """
-    listed = np.asarray(plc.review_list(rank=rank)["position"])
-    rest = np.setdiff1d(np.arange(plc.labels_.shape[0]), listed)
-    top = np.nan_to_num(plc.label_evidence_["top_proba"][rest], nan=1.0)
-    return np.concatenate([listed, rest[np.argsort(top, kind="stable")]])
-
-
 def run_cell(dataset, model, noise, seed, split, orders, ks):
     """One cell: accuracy and purity before review and after each k, per order."""
     from sklearn.base import clone
 
     from sklearn_plc import PLCClassifier
 
-    from .tables import clean_learning
+    from .tables import clean_learning, plc_ranking
     from .unseen import _model
 
     warnings.simplefilter("ignore")
@@ -132,8 +120,8 @@ def run_cell(dataset, model, noise, seed, split, orders, ks):
     row["cleanlab_before"] = accuracy(cleaner)
     quality = cleaner.label_issues_df["label_quality"].to_numpy()
     ranking = {
-        "PLC": lambda: plc_order(before),
-        "PLC-likelihood": lambda: plc_order(before, rank="likelihood"),
+        "PLC": lambda: plc_ranking(before, "change"),
+        "PLC-likelihood": lambda: plc_ranking(before, "likelihood"),
         "cleanlab": lambda: np.argsort(quality, kind="stable"),
         "random": lambda: np.random.RandomState(seed).permutation(n_samples),
     }
@@ -172,29 +160,27 @@ def _reviews_to_reach(accuracies, ks, target):
 
 
 def summarise(rows, ks, orders):
-    """Per cell (dataset, model, noise), means over seeds; and the target figures."""
+    """Per cell (dataset, model, noise): means over seeds, and the reviews to reach."""
     cells = defaultdict(list)
     for row in rows:
         cells[(row["dataset"], row["model"], row["noise"])].append(row)
     summary = {}
     for key, runs in sorted(cells.items()):
-
-        def mean(values):
-            return float(np.mean(values))
-
         entry = {
-            name: mean([r[name] for r in runs])
-            for name in ("clean", "standard", "before", "cleanlab_before")
+            name: float(np.mean([r[name] for r in runs]))
+            for name in (
+                "clean",
+                "standard",
+                "before",
+                "cleanlab_before",
+                "purity_before",
+            )
         }
-        entry["purity_before"] = mean([r["purity_before"] for r in runs])
-        entry["after"] = {
-            order: np.mean([r["after"][order] for r in runs], axis=0).tolist()
-            for order in orders
-        }
-        entry["purity_after"] = {
-            order: np.mean([r["purity_after"][order] for r in runs], axis=0).tolist()
-            for order in orders
-        }
+        for name in ("after", "purity_after"):
+            entry[name] = {
+                order: np.mean([r[name][order] for r in runs], axis=0).tolist()
+                for order in orders
+            }
         entry["to_reach"] = {
             order: _reviews_to_reach(entry["after"][order], ks, entry["clean"])
             for order in orders
@@ -205,31 +191,25 @@ def summarise(rows, ks, orders):
 
 def target_figures(summary, ks):
     """The issue's three targets, over cells (means over seeds)."""
-    pairs = [(entry, i) for entry in summary.values() for i in range(len(ks))]
-    plc = [entry["after"]["PLC"][i] for entry, i in pairs]
+    pairs = [(entry["after"], i) for entry in summary.values() for i in range(len(ks))]
+
+    def plc_at_least(*others):
+        return sum(
+            all(at_least(after["PLC"][i], after[other][i]) for other in others)
+            for after, i in pairs
+        )
+
+    losses = [
+        min(entry["after"]["PLC"]) - entry["before"] for entry in summary.values()
+    ]
     figures = {
         "pairs": len(pairs),
-        "at_least_random": sum(
-            at_least(value, entry["after"]["random"][i])
-            for value, (entry, i) in zip(plc, pairs, strict=True)
-        ),
-        "at_least_cleanlab": sum(
-            at_least(value, entry["after"]["cleanlab"][i])
-            for value, (entry, i) in zip(plc, pairs, strict=True)
-        ),
-        "at_least_both": sum(
-            at_least(value, entry["after"]["random"][i])
-            and at_least(value, entry["after"]["cleanlab"][i])
-            for value, (entry, i) in zip(plc, pairs, strict=True)
-        ),
+        "at_least_random": plc_at_least("random"),
+        "at_least_cleanlab": plc_at_least("cleanlab"),
+        "at_least_both": plc_at_least("random", "cleanlab"),
         "cells": len(summary),
-        "cells_without_loss": sum(
-            min(entry["after"]["PLC"]) >= entry["before"] - NO_LOSS_TOLERANCE
-            for entry in summary.values()
-        ),
-        "worst_loss": min(
-            min(entry["after"]["PLC"]) - entry["before"] for entry in summary.values()
-        ),
+        "cells_without_loss": sum(loss >= -NO_LOSS_TOLERANCE for loss in losses),
+        "worst_loss": min(losses),
     }
     for order in ("PLC", "cleanlab", "random"):
         reach = [entry["to_reach"][order] for entry in summary.values()]
@@ -332,13 +312,7 @@ def run_review(
     """
     start = time.perf_counter()
     ks = KS
-    jobs_list = [
-        (dataset, model, noise, seed)
-        for model in models
-        for dataset in datasets
-        for noise in noises
-        for seed in seeds
-    ]
+    jobs_list = grid(models, datasets, noises, seeds)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")

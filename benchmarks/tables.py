@@ -528,7 +528,8 @@ def run_cell(
                 n_iter=int(model.n_iter_),
                 termination=model.termination_condition_,
                 final_threshold=float(model.theta_),
-                **precision(_plc_ranking(model)),
+                # the list's precision: its ranking by how likely a label is wrong
+                **precision(plc_ranking(model, "likelihood")),
             )
             check = getattr(model, "halves_check_", None)
             if check is not None:  # the run's result checked on halves
@@ -561,10 +562,13 @@ def run_cell(
 REVIEW_KS = (50, 100, 200)
 
 
-def _plc_ranking(plc):
-    """Every sample, most suspect first: the review list, then the samples PLC
-    does not dispute, the least sure first (a reviewer who goes on past the list)."""
-    listed = np.asarray(plc.review_list()["position"])
+def plc_ranking(plc, rank):
+    """Every sample in the order a reviewer of PLC's list checks them.
+
+    The review list (``review_list(rank=rank)``), then the samples PLC does
+    not dispute, the least sure first (a reviewer who goes on past the list).
+    """
+    listed = np.asarray(plc.review_list(rank=rank)["position"])
     rest = np.setdiff1d(np.arange(plc.labels_.shape[0]), listed)
     top = np.nan_to_num(plc.label_evidence_["top_proba"][rest], nan=1.0)
     return np.concatenate([listed, rest[np.argsort(top, kind="stable")]])

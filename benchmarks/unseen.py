@@ -578,16 +578,21 @@ def _rare_class_lines(summary):
     return lines
 
 
-def run_unseen(folder, *, models, datasets, noises, seeds, plc_params, jobs, command):
-    """Run the check; write ``unseen.md`` and ``unseen.json``; return the Markdown."""
-    start = time.perf_counter()
-    jobs_list = [
+def grid(models, datasets, noises, seeds):
+    """Every ``(dataset, model, noise, seed)`` run, a model's runs together."""
+    return [
         (dataset, model, noise, seed)
         for model in models
         for dataset in datasets
         for noise in noises
         for seed in seeds
     ]
+
+
+def run_unseen(folder, *, models, datasets, noises, seeds, plc_params, jobs, command):
+    """Run the check; write ``unseen.md`` and ``unseen.json``; return the Markdown."""
+    start = time.perf_counter()
+    jobs_list = grid(models, datasets, noises, seeds)
     parallel = Parallel(n_jobs=jobs, return_as="generator")
     rows = list(
         tqdm(

@@ -318,9 +318,7 @@ class RefitPath:
                         given[part],
                         self.classes,
                         per_sample_params(fit_params, part, n_samples),
-                        None
-                        if trusted is None or not trusted[part].any()
-                        else trusted[part],
+                        _rows(trusted, part),
                     )
                     plain = fit_fold(
                         clone(estimator), X, given, part, self.classes, fit_params
