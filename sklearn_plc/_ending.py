@@ -560,18 +560,24 @@ def _random_labels_left_out(evidence):
     Reads the first round's held-out probabilities with
     :func:`~sklearn_plc._random_label_detector.random_labels` and records the
     share of random labels among the disputes (``"random_label_share"``; None
-    in two classes). They are left out only where the model memorises at
-    least ``RANDOM_LABELS_MIN_MEMORISATION`` of the labels it disputes;
-    verified labels never are.
+    in two classes) and how many it leaves out (``"random_labels_left_out"``).
+    They are left out only where the model memorises at least
+    ``RANDOM_LABELS_MIN_MEMORISATION`` of the labels it disputes; verified
+    labels never are.
     """
     labels = evidence.given_labels
     random, share = random_labels(np.asarray(evidence.first_proba, dtype=float), labels)
     if evidence.trusted is not None:
         random &= ~evidence.trusted
-    memorisation = {**evidence.memorisation, "random_label_share": share}
+    memorisation = {
+        **evidence.memorisation,
+        "random_label_share": share,
+        "random_labels_left_out": 0,
+    }
     if memorisation["rate"] < RANDOM_LABELS_MIN_MEMORISATION:
         return None, memorisation
     random = keep_every_class(random, labels)
+    memorisation["random_labels_left_out"] = int(random.sum())
     return (random if random.any() else None), memorisation
 
 

@@ -23,7 +23,7 @@ from ._held_out import (
 )
 
 
-def warn_fitted_on_every_sample(estimator, n_left_out, doubtful, error, stacklevel=7):
+def warn_fitted_on_every_sample(estimator, n_left_out, doubtful, error, stacklevel=8):
     """Warn that a fit without the doubtful samples failed and took them all."""
     warnings.warn(
         f"{type(estimator).__name__} could not be fitted without the {n_left_out} "
@@ -128,7 +128,7 @@ def fit_final_model(
             return fit_fold(final, X, labels, kept, classes, fit_params), set_aside
         except ValueError as error:
             warn_fitted_on_every_sample(
-                estimator, int(set_aside.sum()), doubtful, error, stacklevel=7
+                estimator, int(set_aside.sum()), doubtful, error, stacklevel=8
             )
             set_aside = None
             final = clone(estimator)

@@ -134,7 +134,7 @@ def choose_judged_samples(
                 f"labels'). With fewer than {FEW_TRUSTED}, consider the default "
                 f"validation_fraction.",
                 UserWarning,
-                stacklevel=6,  # the caller of fit
+                stacklevel=7,  # the caller of fit
             )
         if can_set_aside:
             return np.flatnonzero(~trusted), judged, judged

@@ -8,7 +8,6 @@ import numpy as np
 
 from ._thresholds import (
     LEAVE_OUT_STANDARD_ERRORS,
-    RANDOM_LABELS_MIN_MEMORISATION,
     REMOVAL_STANDARD_ERRORS,
 )
 
@@ -89,14 +88,15 @@ def _random_set_aside(plc):
 
 
 def _set_aside_from_corrected(plc):
-    """What a corrected run left out of its final fit, and why."""
+    """What a corrected run left out of its final fit, and why, as the ending said."""
     n_aside = int(plc.set_aside_.sum())
     evidence = plc.memorisation_ or {}
-    share = evidence.get("random_label_share")
-    if share is not None and evidence["rate"] >= RANDOM_LABELS_MIN_MEMORISATION:
+    n_random = evidence.get("random_labels_left_out", 0)
+    if n_random:
         return (
-            f", {n_aside} set aside from the final fit (doubtful, or drawn at "
-            f"random: random share {share:.2f} of the first round's disputes)"
+            f", {n_aside} set aside from the final fit ({n_random} drawn at "
+            f"random: random share {evidence['random_label_share']:.2f} of the "
+            f"first round's disputes; the rest doubtful)"
         )
     return f", {n_aside} doubtful set aside from the final fit"
 

@@ -318,7 +318,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``min_memorisation > 0``): the in-sample and out-of-fold agreements,
         the memorisation ``"rate"`` with its ``"standard_error"``, the
         ``"judge_margin"`` behind ``"too_weak_to_judge"``, and where read the
-        ``"random_label_share"`` of the disputes. None otherwise.
+        ``"random_label_share"`` of the disputes with the number of them left
+        out of the final fit (``"random_labels_left_out"``). None otherwise.
 
     trusted_ : ndarray of bool of shape (n_samples,) or None
         The ``trusted`` mask the fit was given (the reviewed labels), or None.
