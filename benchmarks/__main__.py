@@ -25,7 +25,8 @@ COMMANDS = {
     "about 20 minutes with --jobs 2 for all of them): a check that the defaults carry "
     "over, not a place to choose them",
     "review": "what reviewing labels buys: test accuracy after 25 to 400 labels "
-    "reviewed by a simulated reviewer in PLC's order, cleanlab's and a random one "
+    "reviewed by a simulated reviewer in batches, each from the last refit's order "
+    "(PLC's, cleanlab's) or a random one "
     "(8 datasets × forest, boosting, MLP × 2 noises × 3 seeds: several hours with "
     "--jobs 2; choose a subset with --datasets, --models, --noises, --seeds)",
 }

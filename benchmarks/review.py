@@ -2,21 +2,24 @@
 
 Every (dataset, model, noise, seed) cell fits PLC and cleanlab's
 ``CleanLearning`` on the noisy training labels, then simulates a reviewer (the
-clean labels) who checks the first k samples of each order and gives their
-true label:
+clean labels) who reviews in a loop: k = 25 labels of an order, a refit with
+them, then the next labels up to the next k (50, 100, 200, 400) from the
+refit's own order, each reviewed label getting its true label:
 
-- **PLC**: ``review_list()`` (its default ranking), then the samples it does
-  not dispute, the least sure first; PLC is fitted again with the reviewed
-  labels marked ``trusted``;
+- **PLC**: ``review_list()`` (its default ranking; a refit lists its reviewed
+  labels last and ranks the rest), then the samples it does not dispute, the
+  least sure first; PLC is fitted again with every reviewed label marked
+  ``trusted``;
 - **cleanlab**: cleanlab's label-quality order (``label_issues_df`` of the
-  same ``CleanLearning`` fit, lowest quality first), and ``CleanLearning``
-  fitted again on the reviewed labels (cleanlab's own workflow);
+  ``CleanLearning`` fit, lowest quality first), and ``CleanLearning`` fitted
+  again on the reviewed labels (cleanlab's own workflow);
 - **random**: a random order, PLC fitted again as for PLC's order.
 
-``--orders`` adds ``PLC-likelihood`` (``review_list(rank="likelihood")``, the
-audit ranking) for comparing rankings on the development protocol. Test
-labels are always clean; the plain model on the clean labels gives the
-accuracy a review aims at.
+``--orders`` adds, for the development protocol, ``PLC-static`` and
+``cleanlab-static`` (the first k of the order of the fit before review, no
+loop) and ``PLC-likelihood`` (``review_list(rank="likelihood")``, the audit
+ranking, static). Test labels are always clean; the plain model on the clean
+labels gives the accuracy a review aims at.
 """
 
 import json
@@ -38,7 +41,9 @@ KS = (25, 50, 100, 200, 400)
 NOISES = ("I-35", "U30")
 MODELS = ("random-forest", "gradient-boosting", "mlp")
 ORDERS = ("PLC", "cleanlab", "random")
-EXTRA_ORDERS = ("PLC-likelihood",)
+EXTRA_ORDERS = ("PLC-static", "cleanlab-static", "PLC-likelihood")
+# The orders a reviewer takes in a loop, from each refit's own order
+LOOPS = ("PLC", "cleanlab")
 # A review "reaches" clean-label accuracy within this many points
 WITHIN = 0.01
 # Accuracy after review may fall below the fit before review by at most this
@@ -118,37 +123,64 @@ def run_cell(dataset, model, noise, seed, split, orders, ks):
     row["purity_before"] = float(np.mean(before.labels_ == y_train))
     cleaner = clean_learning(clone(base), seed).fit(X_train, y_noisy)
     row["cleanlab_before"] = accuracy(cleaner)
-    quality = cleaner.label_issues_df["label_quality"].to_numpy()
-    ranking = {
-        "PLC": lambda: plc_ranking(before, "change"),
-        "PLC-likelihood": lambda: plc_ranking(before, "likelihood"),
-        "cleanlab": lambda: np.argsort(quality, kind="stable"),
-        "random": lambda: np.random.RandomState(seed).permutation(n_samples),
-    }
+
+    def refit(order_name, reviewed, y_reviewed):
+        if order_name.startswith("cleanlab"):
+            return clean_learning(clone(base), seed).fit(X_train, y_reviewed)
+        trusted = np.zeros(n_samples, dtype=bool)
+        trusted[reviewed] = True
+        return fit_plc(y_reviewed, trusted)
+
+    def ranked(order_name, fitted):
+        """A fitted model's order (PLC's or cleanlab's), most worth a review first."""
+        if order_name.startswith("cleanlab"):
+            quality = fitted.label_issues_df["label_quality"].to_numpy()
+            return np.argsort(quality, kind="stable")
+        rank = "likelihood" if order_name == "PLC-likelihood" else "change"
+        return plc_ranking(fitted, rank)
+
     row["after"] = {}
     row["purity_after"] = {}
     row["wrong_reviewed"] = {}
     for order_name in orders:
-        order = ranking[order_name]()
+        if order_name == "random":
+            order = np.random.RandomState(seed).permutation(n_samples)
+        else:
+            order = ranked(
+                order_name, cleaner if order_name.startswith("cleanlab") else before
+            )
         accuracies, purities, wrong = [], [], []
+        reviewed = np.zeros(0, dtype=np.intp)
         for k in ks:
-            reviewed = order[: min(k, n_samples)]
+            if order_name in LOOPS:
+                reviewed = reviewed_next(reviewed, order, k)
+            else:
+                reviewed = order[: min(k, n_samples)]
             y_reviewed = y_noisy.copy()
             y_reviewed[reviewed] = y_train[reviewed]
             wrong.append(int(np.count_nonzero(y_noisy[reviewed] != y_train[reviewed])))
-            if order_name == "cleanlab":
-                refit = clean_learning(clone(base), seed).fit(X_train, y_reviewed)
+            fitted = refit(order_name, reviewed, y_reviewed)
+            if order_name.startswith("cleanlab"):
                 purities.append(float(np.mean(y_reviewed == y_train)))
             else:
-                trusted = np.zeros(n_samples, dtype=bool)
-                trusted[reviewed] = True
-                refit = fit_plc(y_reviewed, trusted)
-                purities.append(float(np.mean(refit.labels_ == y_train)))
-            accuracies.append(accuracy(refit))
+                purities.append(float(np.mean(fitted.labels_ == y_train)))
+            accuracies.append(accuracy(fitted))
+            if order_name in LOOPS:
+                order = ranked(order_name, fitted)
         row["after"][order_name] = accuracies
         row["purity_after"][order_name] = purities
         row["wrong_reviewed"][order_name] = wrong
     return row
+
+
+def reviewed_next(reviewed, order, k):
+    """The review loop's first `k` samples: `reviewed`, then `order`'s first new ones.
+
+    `order` is the last refit's order of every sample (the reviewed ones
+    among them); the samples already reviewed stay reviewed.
+    """
+    new = order[~np.isin(order, reviewed)]
+    return np.concatenate([reviewed, new[: max(k - reviewed.shape[0], 0)]])
 
 
 def _reviews_to_reach(accuracies, ks, target):
@@ -240,7 +272,9 @@ def format_review(summary, meta):
     ]
     for (dataset, model, noise), entry in summary.items():
         for order in orders:
-            before = entry["cleanlab_before" if order == "cleanlab" else "before"]
+            before = entry[
+                "cleanlab_before" if order.startswith("cleanlab") else "before"
+            ]
             lines.append(
                 f"| {dataset} | {model} | {noise} | {order} | "
                 f"{100 * entry['clean']:.1f} | {100 * before:.1f} | "

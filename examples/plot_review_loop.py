@@ -10,9 +10,10 @@ is fitted again with those labels marked ``trusted``: they are never changed
 or left out, and they train every model that corrects the rest.
 
 Here the reviewer is simulated by the clean labels of digits with 35%
-feature-dependent (PMD Type-I) noise. The plot compares three orders of review
-at the same budget: PLC's list, cleanlab's label-quality ranking on the same
-noisy labels, and a random order.
+feature-dependent (PMD Type-I) noise, and reviews in batches, each from the
+last refit's list. The plot compares three orders of review at the same
+budget: PLC's list, cleanlab's label-quality ranking on the same labels, and a
+random order.
 """
 
 import matplotlib.pyplot as plt
@@ -54,41 +55,56 @@ for name, ranked in (("change", rows), ("likelihood", likely_wrong)):
     )
 
 # %%
-# Three orders of review
-# ----------------------
-# PLC's list, then the labels it does not dispute; cleanlab's label quality on
-# out-of-fold probabilities of the same model; a random order.
+# Three orders of review, in a loop
+# ---------------------------------
+# A reviewer checks labels in batches: the first 100 of an order, then PLC is
+# fitted again with them marked ``trusted`` (each gets its true label, kept
+# where it was right, corrected where it was wrong), and the next batch comes
+# from the new fit's own order, up to 200 and 400. A refit's ``review_list()``
+# lists the labels already reviewed last (``reviewed``) and ranks the rest with
+# what the reviewed labels taught its models. PLC's order is its list, then the
+# labels it does not dispute, the least sure first; cleanlab's is its label
+# quality on out-of-fold probabilities of the same model, recomputed on the
+# reviewed labels; the third order is random.
 
-listed = np.asarray(rows["position"])
-rest = np.setdiff1d(np.arange(len(y_noisy)), listed)
-proba = cross_val_predict(
-    RandomForestClassifier(random_state=0), X_train, y_noisy, method="predict_proba"
-)
-orders = {
-    "PLC's review list": np.concatenate([listed, rest]),
-    "cleanlab's label quality": np.argsort(get_label_quality_scores(y_noisy, proba)),
-    "random": np.random.RandomState(0).permutation(len(y_noisy)),
-}
 
-# %%
-# Review, then fit again
-# ----------------------
-# A reviewer checks the first ``budget`` labels of an order: each gets its true
-# label (kept where it was right, corrected where it was wrong) and is marked
-# ``trusted``.
+def plc_order(model):
+    """Every sample, in the order a reviewer of PLC's list checks them."""
+    listed = np.asarray(model.review_list()["position"])
+    rest = np.setdiff1d(np.arange(len(y_noisy)), listed)
+    top = np.nan_to_num(model.label_evidence_["top_proba"][rest], nan=1.0)
+    return np.concatenate([listed, rest[np.argsort(top, kind="stable")]])
+
+
+def cleanlab_order(labels):
+    """Every sample, lowest label quality first (out-of-fold forest probabilities)."""
+    proba = cross_val_predict(
+        RandomForestClassifier(random_state=0), X_train, labels, method="predict_proba"
+    )
+    return np.argsort(get_label_quality_scores(labels, proba), kind="stable")
+
 
 budgets = [0, 100, 200, 400]
+random_order = np.random.RandomState(0).permutation(len(y_noisy))
 accuracy = {}
-for name, order in orders.items():
-    accuracy[name] = []
-    for budget in budgets:
-        reviewed = order[:budget]
-        y_reviewed = y_noisy.copy()
-        y_reviewed[reviewed] = y_train[reviewed]
+for name in ("PLC's review list", "cleanlab's label quality", "random"):
+    accuracy[name] = [plc.score(X_test, y_test)]
+    reviewed = np.zeros(0, dtype=int)
+    y_reviewed = y_noisy.copy()
+    model = plc
+    for budget in budgets[1:]:
+        if name == "random":
+            order = random_order
+        elif name == "PLC's review list":
+            order = plc_order(model)
+        else:
+            order = cleanlab_order(y_reviewed)
+        new = order[~np.isin(order, reviewed)][: budget - len(reviewed)]
+        reviewed = np.concatenate([reviewed, new])
+        y_reviewed[new] = y_train[new]  # the reviewer's answers
         trusted = np.zeros(len(y_noisy), dtype=bool)
         trusted[reviewed] = True
-        model = PLCClassifier(random_state=0)
-        model.fit(X_train, y_reviewed, trusted=trusted if budget else None)
+        model = PLCClassifier(random_state=0).fit(X_train, y_reviewed, trusted=trusted)
         accuracy[name].append(model.score(X_test, y_test))
     print(f"{name}: " + ", ".join(f"{a:.3f}" for a in accuracy[name]))
 

@@ -635,6 +635,14 @@ def test_review_cli_writes_accuracy_after_each_k_per_order(tmp_path):
     assert [json.loads(line) for line in cells] == results["runs"]
 
 
+def test_the_review_loop_keeps_what_was_reviewed_and_takes_the_next_new_samples():
+    reviewed = np.array([4, 1])
+    order = np.array([1, 0, 4, 3, 2, 5])  # a refit's order, reviewed samples in it
+    np.testing.assert_array_equal(
+        review.reviewed_next(reviewed, order, 4), [4, 1, 0, 3]
+    )
+
+
 def review_entry(before, plc, cleanlab, random, clean=0.9):
     ks = (25, 50)
     after = {"PLC": plc, "cleanlab": cleanlab, "random": random}
