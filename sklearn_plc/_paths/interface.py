@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._label_state import LabelCorrector
+from .._validation import HELD_OUT_CONFIDENCES
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,11 @@ class RunSettings:
     doubtful: str
     random_state: object
     verbose: int
+
+    @property
+    def held_out(self):
+        """Whether the probabilities are held out (out of fold or out of bag)."""
+        return self.confidence in HELD_OUT_CONFIDENCES
 
     @property
     def judge_acts(self):

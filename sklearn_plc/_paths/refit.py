@@ -57,13 +57,13 @@ from .._thresholds import (
     sure_theta_end,
 )
 from .._validation import (
-    HELD_OUT_CONFIDENCES,
     check_cv_against_classes,
     check_cv_is_reusable,
     check_groups,
     check_sample_weight,
     sample_weight_key,
     seed_unset_random_states,
+    sets_warm_start,
 )
 from .interface import RunResult
 from .refit_fits import RefitContext, final_model, fit_requested, fit_round
@@ -151,7 +151,6 @@ class RefitPath:
     def _run(self, X, encoded, classes, fit_params, trusted, groups, sample_weight):
         """:meth:`run` on fit parameters already routed to the estimator."""
         settings = self.settings
-        held_out = settings.confidence in HELD_OUT_CONFIDENCES
         rng = check_random_state(settings.random_state)
         estimator = self.estimator
         if settings.random_state is not None:
@@ -170,14 +169,15 @@ class RefitPath:
             weight_key=relabel_weight_key(settings, self.estimator),
             rng=rng,
             validation=validation,
-            judged=judged,
             splits=splits,
+            continuing=settings.confidence == "in_sample"
+            and sets_warm_start(estimator),
         )
         corrector = _corrector(
             settings, encoded, classes.shape[0], trusted, sample_weight
         )
         judge = weight = None
-        if held_out:
+        if settings.held_out:
             weight = judge_sample_weight(estimator, classes, encoded, sample_weight)
             judge = HeldOutJudge(encoded, judged, weight)
         fold_indices = [part for fold in splits or () for part in fold]
@@ -222,7 +222,7 @@ class RefitPath:
         cv = settings.cv
         if not (
             self.checks_on_halves
-            and context.held_out
+            and settings.held_out
             and settings.judge_acts
             and settings.validation_fraction != "trusted"
             and (isinstance(cv, Integral) or hasattr(cv, "split"))
@@ -297,9 +297,7 @@ def relabel_weight_key(settings, estimator):
     the doubtful samples out (:func:`~sklearn_plc._ending.doubtful_samples`).
     """
     doubtful = settings.doubtful
-    if doubtful not in ("auto", "weigh") or (
-        settings.confidence not in HELD_OUT_CONFIDENCES
-    ):
+    if doubtful not in ("auto", "weigh") or not settings.held_out:
         return None
     key = sample_weight_key(estimator)
     if key is None and doubtful == "weigh":
@@ -323,7 +321,7 @@ def _judged_samples_and_folds(settings, X, encoded, classes, trusted, rng, group
     rest. Each None where there is none.
     """
     training = validation = judged = None
-    if settings.confidence in HELD_OUT_CONFIDENCES and settings.judge_acts:
+    if settings.held_out and settings.judge_acts:
         cv = settings.cv
         folds_given = not (isinstance(cv, Integral) or hasattr(cv, "split"))
         training, validation, judged = choose_judged_samples(
@@ -361,7 +359,7 @@ def _corrector(settings, encoded, n_classes, trusted, sample_weight):
     ``doubtful="set_aside"`` the threshold stops at the sure ratio.
     """
     correction = dict(settings.correction)
-    if settings.confidence in HELD_OUT_CONFIDENCES and settings.doubtful == "set_aside":
+    if settings.held_out and settings.doubtful == "set_aside":
         correction["theta_end"] = sure_theta_end(
             correction["theta"], correction["theta_end"], sure_ratio_for(n_classes)
         )
@@ -382,7 +380,7 @@ def _end(context, loop, corrector, judge):
     ending_settings = EndingSettings(
         doubtful=settings.doubtful,
         judge_acts=settings.judge_acts,
-        held_out=context.held_out,
+        held_out=settings.held_out,
         weighable=context.weight_key is not None,
         refits_folds=context.splits is not None,
         trusted=settings.validation_fraction == "trusted",
@@ -398,7 +396,7 @@ def _end(context, loop, corrector, judge):
 
 def _evidence(context, loop, corrector, judge):
     """What the end of the run reads (:class:`~sklearn_plc._ending.RunEvidence`)."""
-    held_out = context.held_out
+    held_out = context.settings.held_out
     return RunEvidence(
         stopped=loop.stopped,
         given_labels=corrector.initial_labels,

@@ -1,6 +1,6 @@
 """The refit path's fits, each a function of one frozen :class:`RefitContext`.
 
-The context is made once per fit (:meth:`RefitContext.make`): the data, the
+The context is made once per fit (by :meth:`RefitPath.run`): the data, the
 classes, the seeded estimator, the fit parameters, the groups, the per-sample
 weights, the validation samples, the folds and the random state. The round
 fits (:func:`fit_round`), the fits the end of the run asks for
@@ -31,7 +31,7 @@ from .._held_out import (
 )
 from .._judge import JudgedRefit, can_judge, memorisation_evidence, memorises
 from .._thresholds import sure_ratio_for
-from .._validation import HELD_OUT_CONFIDENCES, check_finite_proba, sets_warm_start
+from .._validation import check_finite_proba
 
 
 @dataclass
@@ -74,10 +74,11 @@ class RefitContext:
         Draws the splits made after the context (a contest's folds, the halves).
     validation : ndarray of int or None
         The samples no correcting model trains on.
-    judged : ndarray of int or None
-        The samples whose held-out predictions judge; None: all.
     splits : list of (ndarray, ndarray) or None
         The loop's folds (``confidence="cv"``); None otherwise.
+    continuing : bool
+        In sample, an estimator that continues training on each fit
+        (``warm_start``).
     """
 
     settings: object
@@ -90,20 +91,8 @@ class RefitContext:
     weight_key: str | None
     rng: object
     validation: np.ndarray | None = None
-    judged: np.ndarray | None = None
     splits: list | None = None
-
-    @property
-    def held_out(self):
-        """Whether the probabilities are held out (out of fold or out of bag)."""
-        return self.settings.confidence in HELD_OUT_CONFIDENCES
-
-    @property
-    def continuing(self):
-        """In sample, an estimator that continues training on each fit."""
-        return self.settings.confidence == "in_sample" and sets_warm_start(
-            self.estimator
-        )
+    continuing: bool = False
 
     @property
     def leaves_out_doubtful(self):
@@ -114,7 +103,7 @@ class RefitContext:
         """
         return (
             self.settings.doubtful == "auto"
-            and self.held_out
+            and self.settings.held_out
             and self.weight_key is None
         )
 
