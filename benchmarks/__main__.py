@@ -90,9 +90,9 @@ def _parser():
                 ),
                 help="datasets to run (default: all of the command's own; unseen's "
                 "second check, run only when named: "
-                f"{' '.join(unseen.FRESH_DATASETS)}, with --noises "
+                f"{' '.join(unseen.FRESH_DATASETS)}, whose noises default to "
                 f"{' '.join(unseen.FRESH_NOISES)}; its rare-class check: "
-                f"{' '.join(unseen.RARE_DATASETS)}, with --noises "
+                f"{' '.join(unseen.RARE_DATASETS)}, whose noises default to "
                 f"{' '.join(unseen.RARE_NOISES)})",
             )
         if "--noises" in names:
@@ -265,6 +265,7 @@ def main(argv=None):
             RARE_DATASETS,
             RARE_NOISES,
             SEEDS,
+            default_noises,
             run_unseen,
         )
 
@@ -279,7 +280,7 @@ def main(argv=None):
                 folder,
                 models=tuple(args.models or MODELS),
                 datasets=tuple(args.datasets or DATASETS),
-                noises=tuple(args.noises or NOISES),
+                noises=tuple(args.noises or default_noises(args.datasets)),
                 seeds=tuple(args.seeds or SEEDS),
                 plc_params=_parse_plc_params(args.plc),
                 jobs=args.jobs,

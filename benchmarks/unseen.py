@@ -194,6 +194,20 @@ RARE_DATASETS = {
 RARE_NOISES = (CLEAN, "P30", "U30")
 
 
+def default_noises(datasets):
+    """The noises a run of `datasets` gets without ``--noises``.
+
+    The second check's datasets alone get :data:`FRESH_NOISES` (35% PMD is out
+    of reach on two of them), the rare-class check's :data:`RARE_NOISES`, any
+    other choice the unseen check's :data:`NOISES`.
+    """
+    if datasets and all(name in FRESH_DATASETS for name in datasets):
+        return FRESH_NOISES
+    if datasets and all(name in RARE_DATASETS for name in datasets):
+        return RARE_NOISES
+    return NOISES
+
+
 def _model(name):
     from sklearn.ensemble import (
         BaggingClassifier,

@@ -392,6 +392,20 @@ def test_unseen_runs_its_second_check_when_named(tmp_path):
     assert "judge_margin" in run["memorisation"]
 
 
+def test_unseen_second_check_and_rare_class_get_their_own_default_noises():
+    from benchmarks.unseen import (
+        FRESH_NOISES,
+        NOISES,
+        RARE_NOISES,
+        default_noises,
+    )
+
+    assert default_noises(["hastie-2", "many-15"]) == FRESH_NOISES
+    assert default_noises(["digits-rare"]) == RARE_NOISES
+    assert default_noises(["hastie-2", "hard-4"]) == NOISES
+    assert default_noises(None) == NOISES
+
+
 def test_unseen_counts_cleanlab_leads_beyond_the_seeds_spread():
     from benchmarks.unseen import paired_with_cleanlab, summarise
 
