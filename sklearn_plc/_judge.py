@@ -503,6 +503,59 @@ def removal_verdict(agrees, incumbent_agrees, weights, standard_errors):
     }
 
 
+def check_on_halves(given, rng, groups, fit_halves, ending, weights=None):
+    """The run's result made on each half and judged on the other (``halves_check_``).
+
+    `fit_halves(part)` returns ``(run's model, plain model)``, both fitted on
+    the samples `part` only: the run made again on them (its own folds,
+    verdicts and final fit, not checked again) and the estimator on their
+    labels as given; each is a function ``predict(rows)`` of the other
+    half's rows, returning class indices. Any path can be checked this way,
+    whatever its models. Warnings of the halves' fits are silenced: each
+    half warns as the run itself did.
+
+    Parameters
+    ----------
+    given : ndarray of int of shape (n_samples,)
+        The labels as given.
+    rng : numpy.random.RandomState
+        Draws the halves.
+    groups : array-like or None
+        Keeps a group on one side.
+    fit_halves : callable
+        ``part -> (predict, plain_predict)``.
+    ending : str
+        The ending that is checked.
+    weights : ndarray of shape (n_samples,) or None, default=None
+        Each sample's weight in the verdict (:func:`judge_sample_weight`).
+
+    Returns
+    -------
+    selection : dict or None
+        :func:`halves_verdict`'s, or None where a half cannot be run (a
+        ``ValueError``: a class too small for the folds of a half).
+    """
+    n_samples = given.shape[0]
+    predicted = np.empty(n_samples, dtype=np.intp)
+    plain_predicted = np.empty(n_samples, dtype=np.intp)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for part, other in split_halves(given, rng, groups):
+            try:
+                predict, plain_predict = fit_halves(part)
+            except ValueError:
+                return None
+            predicted[other] = predict(other)
+            plain_predicted[other] = plain_predict(other)
+    return halves_verdict(
+        predicted == given,
+        plain_predicted == given,
+        ending,
+        EVIDENCE_STANDARD_ERRORS,
+        weights,
+    )
+
+
 def halves_verdict(agrees, plain_agrees, ending, standard_errors, weights=None):
     """Whether the run's result, made on each half, trains worse for the other half.
 

@@ -125,7 +125,9 @@ def test_a_pipeline_fits_its_first_steps_once_and_its_learner_per_epoch(noisy_bl
     pipeline = make_pipeline(
         CountingScaler(), CountingMLP((32,), max_iter=100, random_state=0)
     )
-    plc = PLCClassifier(pipeline, confidence="eval_pass", random_state=0)
+    plc = PLCClassifier(
+        pipeline, confidence="eval_pass", validation_fraction=None, random_state=0
+    )
     X = noisy_blobs.X * 100 + 5
     plc.fit(X, noisy_blobs.y_noisy)
     assert CountingScaler.fits == 1
@@ -280,3 +282,81 @@ def test_the_warm_up_ends_where_the_learners_own_fit_would_stop(noisy_blobs):
     plain.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.warm_up_ <= 2 * plain.n_iter_
     assert plc.termination_condition_ == "converged"
+
+
+@pytest.fixture(scope="module")
+def hard_clean():
+    """Four overlapping classes, labels exactly right: one run changes right ones."""
+    from sklearn.datasets import make_classification
+
+    return make_classification(
+        600, 10, n_informative=5, n_classes=4, class_sep=0.8, random_state=0
+    )
+
+
+def test_a_run_that_changes_right_labels_is_undone_on_halves(hard_clean):
+    X, y = hard_clean
+    model = MLPClassifier((32,), max_iter=60, random_state=0)
+    plc = PLCClassifier(model, random_state=0).fit(X, y)
+    assert plc.termination_condition_ == "undone"
+    assert plc.halves_check_["undone"] and plc.halves_check_["gain"] < 0
+    assert plc.selection_["compared"] == "halves"
+    np.testing.assert_array_equal(plc.labels_, y)
+    assert plc.history_[-1]["undo"]
+
+
+def test_an_undone_run_keeps_the_plain_fit(hard_clean):
+    X, y = hard_clean
+    model = MLPClassifier((32,), max_iter=60, random_state=0)
+    plc = PLCClassifier(model, random_state=0).fit(X, y)
+    plain = MLPClassifier((32,), max_iter=60, random_state=0).fit(X, y)
+    np.testing.assert_allclose(plc.predict_proba(X), plain.predict_proba(X))
+
+
+def test_the_check_keeps_corrections_whose_halves_train_no_worse(hard_clean):
+    from sklearn_plc.noise import UniformNoise
+
+    X, y = hard_clean
+    _, noisy = UniformNoise(0.3, random_state=0).fit_resample(X, y)
+    model = MLPClassifier((32,), max_iter=60, random_state=0)
+    plc = PLCClassifier(model, random_state=0).fit(X, noisy)
+    assert not plc.halves_check_["undone"]
+    assert plc.termination_condition_ in ("converged", "max_epochs")
+    assert np.any(plc.labels_ != noisy)
+
+
+def test_without_a_judge_the_one_run_is_not_checked(hard_clean):
+    X, y = hard_clean
+    model = MLPClassifier((32,), max_iter=60, random_state=0)
+    plc = PLCClassifier(model, validation_fraction=None, random_state=0).fit(X, y)
+    assert plc.halves_check_ is None
+    assert np.any(plc.labels_ != y)
+
+
+class WeightRecordingMLP(MLPClassifier):
+    """Records the sample weights each fit and partial_fit call receives."""
+
+    weights = []
+
+    def fit(self, X, y, sample_weight=None):
+        type(self).weights.append(("fit", sample_weight))
+        return super().fit(X, y, sample_weight=sample_weight)
+
+    def partial_fit(self, X, y, sample_weight=None, classes=None):
+        type(self).weights.append(("partial_fit", sample_weight))
+        return super().partial_fit(X, y, sample_weight=sample_weight, classes=classes)
+
+
+def test_the_check_gives_a_pipelines_plain_fits_the_sample_weight(hard_clean):
+    X, y = hard_clean
+    WeightRecordingMLP.weights = []
+    weights = np.linspace(0.5, 1.5, len(y))
+    pipeline = make_pipeline(
+        StandardScaler(), WeightRecordingMLP((32,), max_iter=60, random_state=0)
+    )
+    plc = PLCClassifier(pipeline, confidence="eval_pass", random_state=0)
+    plc.fit(X, y, sample_weight=weights)
+    plain_fits = [w for call, w in WeightRecordingMLP.weights if call == "fit"]
+    assert plc.halves_check_ is not None and len(plain_fits) >= 2
+    assert all(w is not None and len(w) == len(y) // 2 for w in plain_fits[:2])
+    assert all(w is not None for call, w in WeightRecordingMLP.weights)

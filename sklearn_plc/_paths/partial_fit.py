@@ -16,7 +16,17 @@ The run ends as the learner's own ``fit`` would, once the labels have settled:
 when a pass at ``theta_end`` is quiet and the loss on the current labels has not
 improved by the learner's ``tol`` for its ``n_iter_no_change`` epochs; at the
 latest after its ``max_iter`` epochs.
+
+One run has no held-out judge of its own. Where its labels differ from those
+given (and ``validation_fraction`` is a float), the run is made again on each
+half of the samples, and each half's model and a plain ``fit`` on that half
+predict the other half, as the refit path's result is checked; where the run's
+models agree clearly worse with the given labels, the corrections are undone
+and the final model is a plain ``fit``. The check costs about one more run and
+one more plain fit (two where it undoes).
 """
+
+from dataclasses import replace
 
 import numpy as np
 from sklearn.base import clone
@@ -24,7 +34,8 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import _safe_indexing, check_random_state
 from tqdm.auto import tqdm
 
-from .._held_out import per_sample_params, proba_per_class
+from .._held_out import fit_fold, fit_on_indices, per_sample_params, proba_per_class
+from .._judge import check_on_halves, judge_sample_weight
 from .._label_state import LabelCorrector
 from .._report import round_line
 from .._thresholds import (
@@ -100,6 +111,22 @@ def split_fit_params(estimator, fit_params):
     return transformers, learner
 
 
+def plain_fit(estimator, X, labels, rows, classes, fit_params):
+    """A clone of `estimator` fitted by its own ``fit`` on `rows` (None: all).
+
+    `fit_params` are the path's (a learner's own without a step prefix); a
+    Pipeline gets them with its last step's prefix.
+    """
+    transformer_params, learner_params = split_fit_params(estimator, fit_params)
+    if isinstance(estimator, Pipeline):
+        last = estimator.steps[-1][0]
+        learner_params = {f"{last}__{key}": v for key, v in learner_params.items()}
+    params = {**transformer_params, **learner_params}
+    if rows is None:
+        return fit_on_indices(clone(estimator), X, labels, classes, params)
+    return fit_fold(clone(estimator), X, labels, rows, classes, params)
+
+
 class PartialFitPath:
     """The one-run path of ``PLCClassifier`` for estimators with ``partial_fit``.
 
@@ -119,33 +146,118 @@ class PartialFitPath:
         self.estimator = estimator
 
     def check_input(self, X, encoded, classes, sample_weight, fit_params):
-        """Validate the fit parameters; return ``(X, fit_params)``."""
-        self.sample_weight = check_sample_weight(sample_weight, encoded.shape[0])
-        if self.sample_weight is not None:
-            fit_params = {"sample_weight": self.sample_weight, **fit_params}
+        """Validate the fit parameters; return ``(X, fit_params)``.
+
+        The checked ``sample_weight`` joins `fit_params`.
+        """
+        sample_weight = check_sample_weight(sample_weight, encoded.shape[0])
+        if sample_weight is not None:
+            fit_params = {"sample_weight": sample_weight, **fit_params}
         return X, fit_params
 
     def run(self, X, encoded, classes, fit_params, trusted):
-        """Train once, correcting after every epoch; return a :class:`RunResult`."""
-        rng = check_random_state(self.settings.random_state)
-        model = clone(self.estimator)
-        if self.settings.random_state is not None:
-            model = seed_unset_random_states(model, rng)
-        learner = incremental_learner(model)
-        transformer_params, fit_params = split_fit_params(model, fit_params)
-        if learner is not model:  # the steps before the learner, fitted once
-            X = model[:-1].fit_transform(X, classes[encoded], **transformer_params)
-        corrector = self._corrector(encoded, classes.shape[0], trusted)
-        termination = self._epochs(learner, X, classes, corrector, fit_params, rng)
+        """Train once, correcting after every epoch; return a :class:`RunResult`.
+
+        A result that differs from the labels as given is checked on halves
+        (:meth:`_check_on_halves`) and undone where it trains clearly worse:
+        the final model is then a plain ``fit`` on the labels as given.
+        """
+        settings = self.settings
+        rng = check_random_state(settings.random_state)
+        estimator = self.estimator
+        if settings.random_state is not None:
+            estimator = seed_unset_random_states(clone(estimator), rng)
+        model, corrector, termination = self._train(
+            estimator, X, encoded, classes, fit_params, trusted, rng
+        )
+        selection = halves = None
+        given = corrector.initial_labels
+        if self._checks(corrector):
+            halves = self._check_on_halves(
+                estimator, X, given, classes, fit_params, trusted, rng, termination
+            )
+            if halves is not None and halves["undone"]:
+                corrector.restore_given_labels()
+                if settings.verbose >= 2:
+                    tqdm.write(
+                        round_line(corrector.history[-1], given.shape[0], refits=False)
+                    )
+                termination, selection = "undone", {**halves, "replaced": None}
+                model = plain_fit(estimator, X, given, None, classes, fit_params)
         return RunResult(
             corrector=corrector,
             termination=termination,
             estimator=model,
+            selection=selection,
             label_evidence=corrector.label_evidence(),
-            attributes={"warm_up_": corrector.warm_up},
+            attributes={"warm_up_": corrector.warm_up, "halves_check_": halves},
         )
 
-    def _corrector(self, encoded, n_classes, trusted):
+    def _train(self, estimator, X, encoded, classes, fit_params, trusted, rng):
+        """The one training run: ``(fitted model, corrector, termination)``."""
+        model = clone(estimator)
+        learner = incremental_learner(model)
+        transformer_params, learner_params = split_fit_params(model, fit_params)
+        if learner is not model:  # the steps before the learner, fitted once
+            X = model[:-1].fit_transform(X, classes[encoded], **transformer_params)
+        corrector = self._corrector(
+            encoded, classes.shape[0], trusted, fit_params.get("sample_weight")
+        )
+        termination = self._epochs(learner, X, classes, corrector, learner_params, rng)
+        return model, corrector, termination
+
+    def _checks(self, corrector):
+        """Whether the run's result is checked on halves (:meth:`_check_on_halves`).
+
+        Where the judge acts (``validation_fraction`` a float) and some label
+        changed: the check is this path's only held-out judge.
+        """
+        fraction = self.settings.validation_fraction
+        return (
+            fraction is not None
+            and fraction != "trusted"
+            and bool(np.any(corrector.labels != corrector.initial_labels))
+        )
+
+    def _check_on_halves(
+        self, estimator, X, given, classes, fit_params, trusted, rng, termination
+    ):
+        """The run made again on each half, judged on the other (``halves_check_``).
+
+        Each half's run and a plain ``fit`` on that half's labels as given
+        predict the other half (:func:`~sklearn_plc._judge.check_on_halves`),
+        each sample weighed as the estimator weighs it. A half's run keeps its
+        ``trusted`` labels.
+        """
+        n_samples = given.shape[0]
+        half_rng = check_random_state(rng.randint(2**31 - 1))
+        weight = judge_sample_weight(
+            estimator, classes, given, fit_params.get("sample_weight")
+        )
+
+        def predictor(model):
+            return lambda rows: proba_per_class(
+                model, _safe_indexing(X, rows), classes
+            ).argmax(axis=1)
+
+        quiet = PartialFitPath(replace(self.settings, verbose=0), estimator)
+
+        def fit_halves(part):
+            half, _, _ = quiet._train(
+                estimator,
+                _safe_indexing(X, part),
+                given[part],
+                classes,
+                per_sample_params(fit_params, part, n_samples),
+                None if trusted is None else trusted[part],
+                half_rng,
+            )
+            plain = plain_fit(estimator, X, given, part, classes, fit_params)
+            return predictor(half), predictor(plain)
+
+        return check_on_halves(given, rng, None, fit_halves, termination, weight)
+
+    def _corrector(self, encoded, n_classes, trusted, sample_weight):
         """The run's :class:`LabelCorrector`, with the epoch paths' ``"auto"`` values.
 
         In two classes the threshold stops at the sure ratio: near the boundary
@@ -161,7 +273,7 @@ class PartialFitPath:
             encoded,
             **correction,
             **epoch_settings(settings.min_correction_rate, settings.warm_up),
-            sample_weight=self.sample_weight,
+            sample_weight=sample_weight,
             trusted=trusted,
         )
 
@@ -192,7 +304,11 @@ class PartialFitPath:
                 agreement.append(
                     epoch_agreement(proba, corrector.labels, classes.shape[0])
                 )
-                losses.append(log_loss_on(proba, corrector.labels, self.sample_weight))
+                losses.append(
+                    log_loss_on(
+                        proba, corrector.labels, fit_params.get("sample_weight")
+                    )
+                )
                 if corrector.warm_up is None and warm_up_over(
                     agreement,
                     losses.settled(),

@@ -41,17 +41,15 @@ from .._held_out import (
 )
 from .._judge import (
     HeldOutJudge,
+    check_on_halves,
     choose_judged_samples,
-    halves_verdict,
     judge_sample_weight,
-    split_halves,
 )
 from .._label_state import LabelCorrector
 from .._parallel import data_sent_once
 from .._report import round_line
 from .._thresholds import (
     EARLY_UNDO_STANDARD_ERRORS,
-    EVIDENCE_STANDARD_ERRORS,
     REFIT_MIN_CORRECTION_RATE,
     sure_ratio_for,
     sure_theta_end,
@@ -250,41 +248,30 @@ class RefitPath:
         settings = replace(
             context.settings, random_state=context.rng.randint(2**31 - 1), verbose=0
         )
-        predicted = np.empty(n_samples, dtype=np.intp)
-        plain_predicted = np.empty(n_samples, dtype=np.intp)
-        with warnings.catch_warnings():
-            # a half's run warns as the run itself did (max_iter, a small fold)
-            warnings.simplefilter("ignore")
-            for part, other in split_halves(given, context.rng, context.groups):
-                half = RefitPath(settings, context.estimator, checks_on_halves=False)
-                X_other = _safe_indexing(X, other)
-                try:
-                    result = half._run(
-                        _safe_indexing(X, part),
-                        given[part],
-                        classes,
-                        per_sample_params(fit_params, part, n_samples),
-                        _rows(trusted, part),
-                        _rows(context.groups, part),
-                        _rows(context.sample_weight, part),
-                    )
-                    plain = fit_fold(
-                        clone(context.estimator), X, given, part, classes, fit_params
-                    )
-                except ValueError:
-                    return None
-                predicted[other] = proba_per_class(
-                    result.estimator, X_other, classes
-                ).argmax(axis=1)
-                plain_predicted[other] = proba_per_class(
-                    plain, X_other, classes
-                ).argmax(axis=1)
-        return halves_verdict(
-            predicted == given,
-            plain_predicted == given,
-            ending.termination,
-            EVIDENCE_STANDARD_ERRORS,
-            weight,
+
+        def predictor(model):
+            return lambda rows: proba_per_class(
+                model, _safe_indexing(X, rows), classes
+            ).argmax(axis=1)
+
+        def fit_halves(part):
+            half = RefitPath(settings, context.estimator, checks_on_halves=False)
+            result = half._run(
+                _safe_indexing(X, part),
+                given[part],
+                classes,
+                per_sample_params(fit_params, part, n_samples),
+                _rows(trusted, part),
+                _rows(context.groups, part),
+                _rows(context.sample_weight, part),
+            )
+            plain = fit_fold(
+                clone(context.estimator), X, given, part, classes, fit_params
+            )
+            return predictor(result.estimator), predictor(plain)
+
+        return check_on_halves(
+            given, context.rng, context.groups, fit_halves, ending.termination, weight
         )
 
 
