@@ -229,8 +229,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         whose labels it never saw, directly or through a correction; where
         those models agree clearly worse with the given labels than plain fits
         on the halves (one standard error and one sample), the result is
-        undone (``halves_check_``). The judge cannot see noise whose majority
-        is the wrong class. User guide: "Undoing corrections that did harm".
+        undone (``halves_check_``). For a ``partial_fit`` learner in one run
+        (``"eval_pass"``), which sets no samples aside, this check is the
+        judge; ``None`` turns it off there too. The judge cannot see noise
+        whose majority is the wrong class. User guide: "Undoing corrections
+        that did harm".
 
     doubtful : {"auto", "weigh", "keep", "set_aside"}, default="auto"
         What the final fit does with doubtful labels (``"cv"`` and ``"oob"``).
@@ -367,7 +370,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         with the verdict it replaced under ``"replaced"``. None where it did not
         run: the result was a plain fit's labels, the judge does not act
         (``validation_fraction=None`` or ``"trusted"``, ``confidence="in_sample"``,
-        an epoch learner), the folds are given as index pairs, or a half could
+        a skorch net), the folds are given as index pairs, or a half could
         not be run (a class too small for its folds).
 
     recorded_bytes_ : int

@@ -10,6 +10,7 @@ from sklearn_plc._judge import (
     FEW_TRUSTED,
     HeldOutJudge,
     can_judge,
+    check_on_halves,
     choose_judged_samples,
     corrections_verdict,
     halves_verdict,
@@ -357,3 +358,52 @@ def test_the_halves_keep_a_group_on_one_side():
     groups = np.repeat(np.arange(12), 5)
     for part, other in split_halves(labels, np.random.RandomState(0), groups):
         assert not np.intersect1d(groups[part], groups[other]).size
+
+
+def _fit_halves(labels, wrong):
+    """Plain models predict `labels`; the run's, the other class where `wrong`."""
+
+    def fit_halves(part):
+        return (
+            lambda rows: np.where(wrong[rows], 1 - labels[rows], labels[rows]),
+            lambda rows: labels[rows],
+        )
+
+    return fit_halves
+
+
+def test_each_sample_is_judged_by_the_half_that_never_saw_it():
+    labels = np.array([0, 1] * 30)
+    trained_on = []
+
+    def fit_halves(part):
+        trained_on.append(part)
+
+        def predict(rows):  # right only on samples this half never trained on
+            return np.where(np.isin(rows, part), 1 - labels[rows], labels[rows])
+
+        return predict, predict
+
+    rng = np.random.RandomState(0)
+    selection = check_on_halves(labels, rng, None, fit_halves, "converged")
+    assert len(trained_on) == 2
+    assert not np.intersect1d(*trained_on).size
+    assert selection["holdout_agreement"] == 1.0 and selection["n_judged"] == 60
+
+
+def test_the_check_undoes_a_run_whose_halves_predict_clearly_worse():
+    labels = np.array([0, 1] * 30)
+    errs = np.arange(60) < 12
+    rng = np.random.RandomState(0)
+    selection = check_on_halves(labels, rng, None, _fit_halves(labels, errs), "x")
+    assert selection["undone"] and selection["ending"] == "x"
+    assert selection["gain"] == pytest.approx(-0.2)
+
+
+def test_the_check_gives_up_where_a_half_cannot_be_run():
+    def fit_halves(part):
+        raise ValueError("a class too small for the folds")
+
+    labels = np.array([0, 1] * 30)
+    rng = np.random.RandomState(0)
+    assert check_on_halves(labels, rng, None, fit_halves, "x") is None
