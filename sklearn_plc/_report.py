@@ -41,6 +41,7 @@ def round_line(record, n_samples, *, refits=True):
 _ENDED = {
     "converged": "corrected labels",
     "max_iter": "corrected labels",
+    "max_epochs": "corrected labels",
     "undone": "labels as given without the labels that look drawn at random",
     "too_weak_to_judge": "labels as given without the labels that look drawn at random",
     "corrections_contested": "labels as given without the disputed samples",

@@ -222,3 +222,16 @@ def test_verbose_says_when_the_halves_confirmed_the_result(noisy_blobs, capsys):
     )
     out = capsys.readouterr().out
     assert "Made again on each half of the samples, it did not agree" in out
+
+
+def test_verbose_says_when_the_halves_undid_a_one_run_learner(capsys):
+    from sklearn.neural_network import MLPClassifier
+
+    X, y = make_classification(
+        600, 10, n_informative=5, n_classes=4, class_sep=0.8, random_state=0
+    )
+    mlp = MLPClassifier((32,), max_iter=60, random_state=0)
+    PLCClassifier(mlp, random_state=0, verbose=1).fit(X, y)
+    out = capsys.readouterr().out
+    assert "PLC set its result (corrected labels) aside" in out
+    assert "each half predicted by models fitted on the other" in out
