@@ -32,7 +32,9 @@ from sklearn.model_selection import (
     StratifiedShuffleSplit,
 )
 from sklearn.pipeline import Pipeline
+from sklearn.utils import _safe_indexing
 
+from ._held_out import proba_per_class
 from ._thresholds import EVIDENCE_STANDARD_ERRORS, FEW_TRUSTED
 from .correction import confidence_ratio
 from .evidence import agreement_gain, agrees_clearly_worse, memorisation_rate
@@ -503,27 +505,31 @@ def removal_verdict(agrees, incumbent_agrees, weights, standard_errors):
     }
 
 
-def check_on_halves(given, rng, groups, fit_halves, ending, weights=None):
+def check_on_halves(X, given, classes, rng, groups, fit_halves, ending, weights=None):
     """The run's result made on each half and judged on the other (``halves_check_``).
 
     `fit_halves(part)` returns ``(run's model, plain model)``, both fitted on
     the samples `part` only: the run made again on them (its own folds,
     verdicts and final fit, not checked again) and the estimator on their
-    labels as given; each is a function ``predict(rows)`` of the other
-    half's rows, returning class indices. Any path can be checked this way,
-    whatever its models. Warnings of the halves' fits are silenced: each
-    half warns as the run itself did.
+    labels as given. Each predicts the other half, whose labels it never
+    saw, and :func:`halves_verdict` compares them over every sample. Any path
+    can be checked this way, whatever its models. Warnings of the halves'
+    fits are silenced: each half warns as the run itself did.
 
     Parameters
     ----------
+    X : array-like of shape (n_samples, n_features)
+        The samples, as the paths' models take them.
     given : ndarray of int of shape (n_samples,)
-        The labels as given.
+        The labels as given, as indices into `classes`.
+    classes : ndarray of shape (n_classes,)
+        The caller's labels, which the models were fitted on.
     rng : numpy.random.RandomState
         Draws the halves.
     groups : array-like or None
         Keeps a group on one side.
     fit_halves : callable
-        ``part -> (predict, plain_predict)``.
+        ``part -> (model, plain_model)``.
     ending : str
         The ending that is checked.
     weights : ndarray of shape (n_samples,) or None, default=None
@@ -542,11 +548,14 @@ def check_on_halves(given, rng, groups, fit_halves, ending, weights=None):
         warnings.simplefilter("ignore")
         for part, other in split_halves(given, rng, groups):
             try:
-                predict, plain_predict = fit_halves(part)
+                model, plain = fit_halves(part)
             except ValueError:
                 return None
-            predicted[other] = predict(other)
-            plain_predicted[other] = plain_predict(other)
+            X_other = _safe_indexing(X, other)
+            predicted[other] = proba_per_class(model, X_other, classes).argmax(axis=1)
+            plain_predicted[other] = proba_per_class(plain, X_other, classes).argmax(
+                axis=1
+            )
     return halves_verdict(
         predicted == given,
         plain_predicted == given,

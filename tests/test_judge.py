@@ -360,16 +360,18 @@ def test_the_halves_keep_a_group_on_one_side():
         assert not np.intersect1d(groups[part], groups[other]).size
 
 
-def _fit_halves(labels, wrong):
-    """Plain models predict `labels`; the run's, the other class where `wrong`."""
+class _Predicts:
+    """A fitted two-class model that predicts the class index in column 0 of X."""
 
-    def fit_halves(part):
-        return (
-            lambda rows: np.where(wrong[rows], 1 - labels[rows], labels[rows]),
-            lambda rows: labels[rows],
-        )
+    classes_ = np.array([0, 1])
 
-    return fit_halves
+    def predict_proba(self, X):
+        return np.eye(2)[np.asarray(X)[:, 0].astype(int)]
+
+
+def _samples(predicted):
+    """X whose column 0 is the class each sample is predicted, column 1 its row."""
+    return np.column_stack([predicted, np.arange(predicted.shape[0])])
 
 
 def test_each_sample_is_judged_by_the_half_that_never_saw_it():
@@ -378,25 +380,35 @@ def test_each_sample_is_judged_by_the_half_that_never_saw_it():
 
     def fit_halves(part):
         trained_on.append(part)
-
-        def predict(rows):  # right only on samples this half never trained on
-            return np.where(np.isin(rows, part), 1 - labels[rows], labels[rows])
-
-        return predict, predict
+        return _Predicts(), _Predicts()
 
     rng = np.random.RandomState(0)
-    selection = check_on_halves(labels, rng, None, fit_halves, "converged")
-    assert len(trained_on) == 2
-    assert not np.intersect1d(*trained_on).size
+    X = _samples(labels)
+    selection = check_on_halves(X, labels, np.array([0, 1]), rng, None, fit_halves, "c")
+    assert len(trained_on) == 2 and not np.intersect1d(*trained_on).size
     assert selection["holdout_agreement"] == 1.0 and selection["n_judged"] == 60
 
 
 def test_the_check_undoes_a_run_whose_halves_predict_clearly_worse():
     labels = np.array([0, 1] * 30)
-    errs = np.arange(60) < 12
+    wrong = np.where(np.arange(60) < 12, 1 - labels, labels)
+
+    class RunModel(_Predicts):  # wrong on the first 12 rows (X's column 1)
+        def predict_proba(self, X):
+            return np.eye(2)[wrong[np.asarray(X)[:, 1]]]
+
     rng = np.random.RandomState(0)
-    selection = check_on_halves(labels, rng, None, _fit_halves(labels, errs), "x")
-    assert selection["undone"] and selection["ending"] == "x"
+    X = _samples(labels)
+    selection = check_on_halves(
+        X,
+        labels,
+        np.array([0, 1]),
+        rng,
+        None,
+        lambda part: (RunModel(), _Predicts()),
+        "c",
+    )
+    assert selection["undone"] and selection["ending"] == "c"
     assert selection["gain"] == pytest.approx(-0.2)
 
 
@@ -406,4 +418,7 @@ def test_the_check_gives_up_where_a_half_cannot_be_run():
 
     labels = np.array([0, 1] * 30)
     rng = np.random.RandomState(0)
-    assert check_on_halves(labels, rng, None, fit_halves, "x") is None
+    X = _samples(labels)
+    assert (
+        check_on_halves(X, labels, np.array([0, 1]), rng, None, fit_halves, "c") is None
+    )

@@ -235,11 +235,6 @@ class PartialFitPath:
             estimator, classes, given, fit_params.get("sample_weight")
         )
 
-        def predictor(model):
-            return lambda rows: proba_per_class(
-                model, _safe_indexing(X, rows), classes
-            ).argmax(axis=1)
-
         quiet = PartialFitPath(replace(self.settings, verbose=0), estimator)
 
         def fit_halves(part):
@@ -253,9 +248,11 @@ class PartialFitPath:
                 half_rng,
             )
             plain = plain_fit(estimator, X, given, part, classes, fit_params)
-            return predictor(half), predictor(plain)
+            return half, plain
 
-        return check_on_halves(given, rng, None, fit_halves, termination, weight)
+        return check_on_halves(
+            X, given, classes, rng, None, fit_halves, termination, weight
+        )
 
     def _corrector(self, encoded, n_classes, trusted, sample_weight):
         """The run's :class:`LabelCorrector`, with the epoch paths' ``"auto"`` values.

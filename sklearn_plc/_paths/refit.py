@@ -37,7 +37,6 @@ from .._held_out import (
     fit_fold,
     make_splits,
     per_sample_params,
-    proba_per_class,
 )
 from .._judge import (
     HeldOutJudge,
@@ -249,11 +248,6 @@ class RefitPath:
             context.settings, random_state=context.rng.randint(2**31 - 1), verbose=0
         )
 
-        def predictor(model):
-            return lambda rows: proba_per_class(
-                model, _safe_indexing(X, rows), classes
-            ).argmax(axis=1)
-
         def fit_halves(part):
             half = RefitPath(settings, context.estimator, checks_on_halves=False)
             result = half._run(
@@ -268,10 +262,17 @@ class RefitPath:
             plain = fit_fold(
                 clone(context.estimator), X, given, part, classes, fit_params
             )
-            return predictor(result.estimator), predictor(plain)
+            return result.estimator, plain
 
         return check_on_halves(
-            given, context.rng, context.groups, fit_halves, ending.termination, weight
+            X,
+            given,
+            classes,
+            context.rng,
+            context.groups,
+            fit_halves,
+            ending.termination,
+            weight,
         )
 
 
