@@ -91,7 +91,8 @@ def is_incremental_net(estimator):
     pattern before it memorises its wrong labels, which is what one run with a
     correction pass after every epoch relies on. A linear learner never
     memorises them: in one run its own predictions replace right labels along
-    with wrong ones, and no judge on that path sees it.
+    with wrong ones, and only the check on halves, no memorisation test, sees
+    it on that path.
     """
     from sklearn.neural_network import MLPClassifier
 
