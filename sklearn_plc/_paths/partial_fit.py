@@ -212,10 +212,10 @@ class PartialFitPath:
         Where the judge acts (``validation_fraction`` a float) and some label
         changed: the check is this path's only held-out judge.
         """
-        fraction = self.settings.validation_fraction
+        settings = self.settings
         return (
-            fraction is not None
-            and fraction != "trusted"
+            settings.judge_acts
+            and settings.validation_fraction != "trusted"
             and bool(np.any(corrector.labels != corrector.initial_labels))
         )
 
@@ -302,9 +302,7 @@ class PartialFitPath:
                     epoch_agreement(proba, corrector.labels, classes.shape[0])
                 )
                 losses.append(
-                    log_loss_on(
-                        proba, corrector.labels, fit_params.get("sample_weight")
-                    )
+                    log_loss_on(proba, corrector.labels, corrector.sample_weight)
                 )
                 if corrector.warm_up is None and warm_up_over(
                     agreement,
