@@ -603,7 +603,7 @@ def undone_on_halves(ending, selection, corrector):
     """The labels as given, at weight 1: the check on halves undid `ending`.
 
     `selection` is the check's verdict
-    (:func:`~sklearn_plc._judge.halves_verdict`); the ending it replaced is
+    (:func:`~sklearn_plc._halves.halves_verdict`); the ending it replaced is
     kept under ``"replaced"``.
     """
     given = corrector.initial_labels

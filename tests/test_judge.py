@@ -6,19 +6,17 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from sklearn_plc._halves import check_on_halves, halves_verdict, split_halves
 from sklearn_plc._judge import (
     FEW_TRUSTED,
     HeldOutJudge,
     can_judge,
-    check_on_halves,
     choose_judged_samples,
     corrections_verdict,
-    halves_verdict,
     judge_sample_weight,
     memorisation_evidence,
     memorises,
     removal_verdict,
-    split_halves,
     split_validation,
 )
 

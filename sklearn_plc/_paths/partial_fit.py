@@ -34,8 +34,9 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import _safe_indexing, check_random_state
 from tqdm.auto import tqdm
 
+from .._halves import check_on_halves
 from .._held_out import fit_fold, fit_on_indices, per_sample_params, proba_per_class
-from .._judge import check_on_halves, judge_sample_weight
+from .._judge import judge_sample_weight
 from .._label_state import LabelCorrector
 from .._report import round_line
 from .._thresholds import (
@@ -225,7 +226,7 @@ class PartialFitPath:
         """The run made again on each half, judged on the other (``halves_check_``).
 
         Each half's run and a plain ``fit`` on that half's labels as given
-        predict the other half (:func:`~sklearn_plc._judge.check_on_halves`),
+        predict the other half (:func:`~sklearn_plc._halves.check_on_halves`),
         each sample weighed as the estimator weighs it. A half's run keeps its
         ``trusted`` labels.
         """

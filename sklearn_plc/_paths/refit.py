@@ -33,6 +33,7 @@ from .._ending import (
     end_of_run,
     undone_on_halves,
 )
+from .._halves import check_on_halves
 from .._held_out import (
     fit_fold,
     make_splits,
@@ -40,7 +41,6 @@ from .._held_out import (
 )
 from .._judge import (
     HeldOutJudge,
-    check_on_halves,
     choose_judged_samples,
     judge_sample_weight,
 )
@@ -236,7 +236,7 @@ class RefitPath:
 
         Each half's run (its own folds, verdicts and final fit, not checked
         again) and a plain fit on that half's labels as given predict the other
-        half; :func:`~sklearn_plc._judge.halves_verdict` compares them with
+        half; :func:`~sklearn_plc._halves.halves_verdict` compares them with
         the given labels over every sample, each at `weight` (the judge's,
         :func:`~sklearn_plc._judge.judge_sample_weight`). Returns None where a
         half cannot be run (a class too small for the folds of a half). A

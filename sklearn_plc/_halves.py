@@ -1,0 +1,145 @@
+"""The check on halves: a judge that hears every sample without the leak.
+
+The samples are split into two stratified halves (:func:`split_halves`); the
+run is made again on each half alone and each half's final model predicts the
+other half, whose labels it never saw, directly or through a correction; a
+plain fit on each half does the same (:func:`check_on_halves`, which any run
+path calls with its own fits); :func:`halves_verdict` undoes the run's result
+where its models agree clearly worse with the given labels.
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.model_selection import KFold, StratifiedGroupKFold, StratifiedKFold
+from sklearn.utils import _safe_indexing
+
+from ._held_out import proba_per_class
+from ._judge import _weighted_mean
+from ._thresholds import EVIDENCE_STANDARD_ERRORS
+from .evidence import agreement_gain, agrees_clearly_worse
+
+
+def split_halves(encoded, rng, groups):
+    """Two halves of the samples: a list of two ``(one half, the other)`` index pairs.
+
+    Stratified by the given labels, a group on one side when `groups` are
+    given; a class with a single sample goes to one half.
+    """
+    seed = rng.randint(2**31 - 1)
+    if groups is not None:
+        splitter = StratifiedGroupKFold(2, shuffle=True, random_state=seed)
+    elif np.bincount(encoded).min() >= 2:
+        splitter = StratifiedKFold(2, shuffle=True, random_state=seed)
+    else:
+        splitter = KFold(2, shuffle=True, random_state=seed)
+    return list(splitter.split(np.zeros((encoded.shape[0], 1)), encoded, groups))
+
+
+def check_on_halves(X, given, classes, rng, groups, fit_halves, ending, weights=None):
+    """The run's result made on each half and judged on the other (``halves_check_``).
+
+    `fit_halves(part)` returns ``(run's model, plain model)``, both fitted on
+    the samples `part` only: the run made again on them (its own folds,
+    verdicts and final fit, not checked again) and the estimator on their
+    labels as given. Each predicts the other half, whose labels it never
+    saw, and :func:`halves_verdict` compares them over every sample. Any path
+    can be checked this way, whatever its models. Warnings of the halves'
+    fits are silenced: each half warns as the run itself did.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The samples, as the paths' models take them.
+    given : ndarray of int of shape (n_samples,)
+        The labels as given, as indices into `classes`.
+    classes : ndarray of shape (n_classes,)
+        The caller's labels, which the models were fitted on.
+    rng : numpy.random.RandomState
+        Draws the halves.
+    groups : array-like or None
+        Keeps a group on one side.
+    fit_halves : callable
+        ``part -> (model, plain_model)``.
+    ending : str
+        The ending that is checked.
+    weights : ndarray of shape (n_samples,) or None, default=None
+        Each sample's weight in the verdict (:func:`judge_sample_weight`).
+
+    Returns
+    -------
+    selection : dict or None
+        :func:`halves_verdict`'s, or None where a half cannot be run (a
+        ``ValueError``: a class too small for the folds of a half).
+    """
+    n_samples = given.shape[0]
+    predicted = np.empty(n_samples, dtype=np.intp)
+    plain_predicted = np.empty(n_samples, dtype=np.intp)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for part, other in split_halves(given, rng, groups):
+            try:
+                model, plain = fit_halves(part)
+            except ValueError:
+                return None
+            X_other = _safe_indexing(X, other)
+            predicted[other] = proba_per_class(model, X_other, classes).argmax(axis=1)
+            plain_predicted[other] = proba_per_class(plain, X_other, classes).argmax(
+                axis=1
+            )
+    return halves_verdict(
+        predicted == given,
+        plain_predicted == given,
+        ending,
+        EVIDENCE_STANDARD_ERRORS,
+        weights,
+    )
+
+
+def halves_verdict(agrees, plain_agrees, ending, standard_errors, weights=None):
+    """Whether the run's result, made on each half, trains worse for the other half.
+
+    The check that hears every sample without the leak of the run's own folds
+    (corrections made from a sample's label train the models that predict
+    it): the samples are split into two halves, the run is made again on
+    each half alone (its own folds, verdicts and final fit), and each half's
+    final model predicts the other half, whose labels it never saw, directly
+    or through a correction. `agrees` is, per sample, whether that prediction
+    is its given label, and `plain_agrees` the same for the estimator fitted
+    on the other half's labels as given. The run's result is undone where the
+    paired gain is below ``-standard_errors`` standard errors by one sample
+    more (:func:`~sklearn_plc.evidence.agrees_clearly_worse`), each sample at
+    its `weights` (:func:`judge_sample_weight`; None: equal).
+
+    Parameters
+    ----------
+    agrees, plain_agrees : ndarray of bool of shape (n_samples,)
+    ending : str
+        The ending that was checked (``termination_condition_`` before it).
+    standard_errors : float >= 0
+    weights : ndarray of shape (n_samples,) or None, default=None
+
+    Returns
+    -------
+    selection : dict
+        As :func:`corrections_verdict` gives it, with ``"compared": "halves"``,
+        ``"round"`` None, ``"weighed"`` False, ``"ending"`` and ``"undone"``
+        (``"chosen"`` its opposite).
+    """
+    gain, standard_error = agreement_gain(agrees, plain_agrees, sample_weight=weights)
+    n_judged = int(agrees.shape[0])
+    undone = agrees_clearly_worse(gain, standard_error, n_judged, standard_errors)
+    return {
+        "compared": "halves",
+        "chosen": not undone,
+        "round": None,
+        "holdout_agreement": _weighted_mean(agrees, weights),
+        "given_labels_agreement": _weighted_mean(plain_agrees, weights),
+        "gain": gain,
+        "standard_error": standard_error,
+        "n_judged": n_judged,
+        "undone": undone,
+        "weighed": False,
+        "sample_weighted": weights is not None,
+        "ending": ending,
+    }
