@@ -5,7 +5,9 @@ run is made again on each half alone and each half's final model predicts the
 other half, whose labels it never saw, directly or through a correction; a
 plain fit on each half does the same (:func:`check_on_halves`, which any run
 path calls with its own fits); :func:`halves_verdict` undoes the run's result
-where its models agree clearly worse with the given labels.
+where its models agree clearly worse with the given labels, or, for a result
+that needs evidence to be taken (a removal where a gate kept the labels),
+takes it only where they agree clearly better.
 """
 
 import warnings
@@ -16,7 +18,7 @@ from sklearn.utils import _safe_indexing
 
 from ._held_out import proba_per_class
 from ._judge import _weighted_mean
-from ._thresholds import EVIDENCE_STANDARD_ERRORS
+from ._thresholds import EVIDENCE_STANDARD_ERRORS, GATED_REMOVAL_STANDARD_ERRORS
 from .evidence import agreement_gain, agrees_clearly_worse
 
 
@@ -36,7 +38,9 @@ def split_halves(encoded, rng, groups):
     return list(splitter.split(np.zeros((encoded.shape[0], 1)), encoded, groups))
 
 
-def check_on_halves(X, given, classes, rng, groups, fit_halves, ending, weights=None):
+def check_on_halves(
+    X, given, classes, rng, groups, fit_halves, ending, weights=None, needs_gain=False
+):
     """The run's result made on each half and judged on the other (``halves_check_``).
 
     `fit_halves(part)` returns ``(run's model, plain model)``, both fitted on
@@ -65,6 +69,10 @@ def check_on_halves(X, given, classes, rng, groups, fit_halves, ending, weights=
         The ending that is checked.
     weights : ndarray of shape (n_samples,) or None, default=None
         Each sample's weight in the verdict (:func:`judge_sample_weight`).
+    needs_gain : bool, default=False
+        The result is taken only where it agrees clearly better
+        (``GATED_REMOVAL_STANDARD_ERRORS``); otherwise it stands unless it
+        agrees clearly worse (``EVIDENCE_STANDARD_ERRORS``).
 
     Returns
     -------
@@ -91,12 +99,15 @@ def check_on_halves(X, given, classes, rng, groups, fit_halves, ending, weights=
         predicted == given,
         plain_predicted == given,
         ending,
-        EVIDENCE_STANDARD_ERRORS,
+        GATED_REMOVAL_STANDARD_ERRORS if needs_gain else EVIDENCE_STANDARD_ERRORS,
         weights,
+        needs_gain,
     )
 
 
-def halves_verdict(agrees, plain_agrees, ending, standard_errors, weights=None):
+def halves_verdict(
+    agrees, plain_agrees, ending, standard_errors, weights=None, needs_gain=False
+):
     """Whether the run's result, made on each half, trains worse for the other half.
 
     The check that hears every sample without the leak of the run's own folds
@@ -109,7 +120,10 @@ def halves_verdict(agrees, plain_agrees, ending, standard_errors, weights=None):
     on the other half's labels as given. The run's result is undone where the
     paired gain is below ``-standard_errors`` standard errors by one sample
     more (:func:`~sklearn_plc.evidence.agrees_clearly_worse`), each sample at
-    its `weights` (:func:`judge_sample_weight`; None: equal).
+    its `weights` (:func:`judge_sample_weight`; None: equal). A result that
+    `needs_gain` (a removal where a gate kept the labels) is taken only where
+    the gain clears ``standard_errors`` standard errors by one sample, and
+    "undone" otherwise.
 
     Parameters
     ----------
@@ -118,17 +132,23 @@ def halves_verdict(agrees, plain_agrees, ending, standard_errors, weights=None):
         The ending that was checked (``termination_condition_`` before it).
     standard_errors : float >= 0
     weights : ndarray of shape (n_samples,) or None, default=None
+    needs_gain : bool, default=False
 
     Returns
     -------
     selection : dict
         As :func:`corrections_verdict` gives it, with ``"compared": "halves"``,
-        ``"round"`` None, ``"weighed"`` False, ``"ending"`` and ``"undone"``
-        (``"chosen"`` its opposite).
+        ``"round"`` None, ``"weighed"`` False, ``"ending"``, ``"needs_gain"``
+        and ``"undone"`` (``"chosen"`` its opposite).
     """
     gain, standard_error = agreement_gain(agrees, plain_agrees, sample_weight=weights)
     n_judged = int(agrees.shape[0])
-    undone = agrees_clearly_worse(gain, standard_error, n_judged, standard_errors)
+    if needs_gain:
+        undone = not agrees_clearly_worse(
+            -gain, standard_error, n_judged, standard_errors
+        )
+    else:
+        undone = agrees_clearly_worse(gain, standard_error, n_judged, standard_errors)
     return {
         "compared": "halves",
         "chosen": not undone,
@@ -142,4 +162,5 @@ def halves_verdict(agrees, plain_agrees, ending, standard_errors, weights=None):
         "weighed": False,
         "sample_weighted": weights is not None,
         "ending": ending,
+        "needs_gain": bool(needs_gain),
     }
