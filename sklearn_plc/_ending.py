@@ -21,11 +21,6 @@ Once the refit loop has stopped, :func:`end_of_run` reads the held-out evidence
   its sure disputes are left out where fold models refitted without them agree
   clearly better with the judged labels;
 - a model too weak to judge (``"too_weak_to_judge"``) keeps the labels;
-- where either gate kept the labels as given, the removal below is the
-  candidate, with the gated ending as its ``fallback``: the run path takes it
-  only where, made again on each half, it agrees clearly better with the
-  other half's labels than a plain fit (the gates stop the run's own folds
-  from judging, not the halves);
 - **removed** (``"disputes_removed"``): where a kept or undone run's model
   memorises, the labels as given without confident learning's disputes on the
   first round's held-out probabilities (each class weighed back to its share)
@@ -72,8 +67,6 @@ LABELS_GIVEN = (*LABELS_KEPT, "corrections_contested")
 RANDOM_LABELS_ENDINGS = ("too_weak_to_judge", "undone", "converged", "max_iter")
 # The values of ``doubtful`` that leave samples out on the held-out evidence
 LEAVES_OUT = ("auto", "set_aside")
-# The gates: outcomes that keep the labels before the run's folds weigh a candidate
-GATES = ("not_memorising", "too_weak_to_judge")
 
 
 def keep_every_class(left_out, labels):
@@ -239,10 +232,6 @@ class Ending:
     label_weight : ndarray of float or None
         A weight per sample in the final fit (the removal's class weights),
         times any the caller gave; None: 1.
-    fallback : Ending or None
-        The ending that stands unless the check on halves shows this one
-        clearly better (the removal where a gate kept the labels); None: this
-        one stands unless the check shows it clearly worse.
     """
 
     termination: str
@@ -253,16 +242,6 @@ class Ending:
     relabel_weight: np.ndarray | None = None
     memorisation: dict | None = None
     label_weight: np.ndarray | None = None
-    fallback: "Ending | None" = None
-
-    def is_plain(self, given_labels):
-        """Whether the final fit is a plain fit on `given_labels`, every sample at 1."""
-        return (
-            bool(np.array_equal(self.labels, given_labels))
-            and (self.set_aside is None or not self.set_aside.any())
-            and self.relabel_weight is None
-            and self.label_weight is None
-        )
 
 
 def end_of_run(evidence, settings):
@@ -342,7 +321,7 @@ def end_of_run(evidence, settings):
         set_aside = _doubtful_left_out(set_aside, evidence, settings)
         if settings.weighable:
             relabel_weight = relabel_weights(evidence.pass_proba, given, labels)
-    ending = Ending(
+    return Ending(
         termination=stopped,
         labels=labels,
         restore_given_labels=restore,
@@ -351,27 +330,6 @@ def end_of_run(evidence, settings):
         relabel_weight=relabel_weight,
         memorisation=memorisation,
     )
-    if _gated_removal_is_a_candidate(evidence, settings, ending):
-        removal = _removal_of_disputes(evidence, settings.weighable)
-        if removal is not None:
-            left_out, class_weight = removal
-            return Ending(
-                termination="disputes_removed",
-                labels=given,
-                selection={
-                    "against": "given",
-                    "gate": stopped,
-                    "n_set_aside": int(left_out.sum()),
-                    "class_weight": None
-                    if class_weight is None
-                    else class_weight.round(4).tolist(),
-                },
-                set_aside=left_out,
-                memorisation=memorisation,
-                label_weight=None if class_weight is None else class_weight[given],
-                fallback=ending,
-            )
-    return ending
 
 
 def _undo_verdict(evidence, settings):
@@ -475,28 +433,6 @@ def _removal_is_a_candidate(evidence, settings, stopped):
         and evidence.first_proba is not None
         and evidence.reference is not None
         and stopped in ("converged", "max_iter", "undone")
-    )
-
-
-def _gated_removal_is_a_candidate(evidence, settings, ending):
-    """Whether a gate's ending gets the removal as a candidate for the halves.
-
-    Where the memorisation test or the weak-model test kept the labels and the
-    final fit would be a plain fit (nothing left out on the run's own
-    evidence), the run's folds cannot tell a removal's gain from the model
-    agreeing more with its own boundary once its disputes are gone; the check
-    on halves can, as each half's removal is judged by the other half's
-    labels, which no model of it saw. Verified labels that judge
-    (``validation_fraction="trusted"``) have no halves.
-    """
-    return (
-        ending.termination in GATES
-        and settings.held_out
-        and settings.judge_acts
-        and not settings.trusted
-        and settings.doubtful in LEAVES_OUT
-        and evidence.first_proba is not None
-        and ending.is_plain(evidence.given_labels)
     )
 
 

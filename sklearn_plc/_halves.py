@@ -5,9 +5,7 @@ run is made again on each half alone and each half's final model predicts the
 other half, whose labels it never saw, directly or through a correction; a
 plain fit on each half does the same (:func:`check_on_halves`, which any run
 path calls with its own fits); :func:`halves_verdict` undoes the run's result
-where its models agree clearly worse with the given labels, or, for a result
-that needs evidence to be taken (a removal where a gate kept the labels),
-takes it only where they agree clearly better.
+where its models agree clearly worse with the given labels.
 """
 
 import warnings
@@ -18,7 +16,7 @@ from sklearn.utils import _safe_indexing
 
 from ._held_out import proba_per_class
 from ._judge import _weighted_mean
-from ._thresholds import EVIDENCE_STANDARD_ERRORS, GATED_REMOVAL_STANDARD_ERRORS
+from ._thresholds import EVIDENCE_STANDARD_ERRORS
 from .evidence import agreement_gain, agrees_clearly_worse
 
 
@@ -38,9 +36,7 @@ def split_halves(encoded, rng, groups):
     return list(splitter.split(np.zeros((encoded.shape[0], 1)), encoded, groups))
 
 
-def check_on_halves(
-    X, given, classes, rng, groups, fit_halves, ending, weights=None, needs_gain=False
-):
+def check_on_halves(X, given, classes, rng, groups, fit_halves, ending, weights=None):
     """The run's result made on each half and judged on the other (``halves_check_``).
 
     `fit_halves(part)` returns ``(run's model, plain model)``, both fitted on
@@ -69,10 +65,6 @@ def check_on_halves(
         The ending that is checked.
     weights : ndarray of shape (n_samples,) or None, default=None
         Each sample's weight in the verdict (:func:`judge_sample_weight`).
-    needs_gain : bool, default=False
-        The result is taken only where it agrees clearly better
-        (``GATED_REMOVAL_STANDARD_ERRORS``); otherwise it stands unless it
-        agrees clearly worse (``EVIDENCE_STANDARD_ERRORS``).
 
     Returns
     -------
@@ -99,15 +91,12 @@ def check_on_halves(
         predicted == given,
         plain_predicted == given,
         ending,
-        GATED_REMOVAL_STANDARD_ERRORS if needs_gain else EVIDENCE_STANDARD_ERRORS,
+        EVIDENCE_STANDARD_ERRORS,
         weights,
-        needs_gain,
     )
 
 
-def halves_verdict(
-    agrees, plain_agrees, ending, standard_errors, weights=None, needs_gain=False
-):
+def halves_verdict(agrees, plain_agrees, ending, standard_errors, weights=None):
     """Whether the run's result, made on each half, trains worse for the other half.
 
     The check that hears every sample without the leak of the run's own folds
@@ -120,10 +109,7 @@ def halves_verdict(
     on the other half's labels as given. The run's result is undone where the
     paired gain is below ``-standard_errors`` standard errors by one sample
     more (:func:`~sklearn_plc.evidence.agrees_clearly_worse`), each sample at
-    its `weights` (:func:`judge_sample_weight`; None: equal). A result that
-    `needs_gain` (a removal where a gate kept the labels) is taken only where
-    the gain clears ``standard_errors`` standard errors by one sample, and
-    "undone" otherwise.
+    its `weights` (:func:`judge_sample_weight`; None: equal).
 
     Parameters
     ----------
@@ -132,23 +118,17 @@ def halves_verdict(
         The ending that was checked (``termination_condition_`` before it).
     standard_errors : float >= 0
     weights : ndarray of shape (n_samples,) or None, default=None
-    needs_gain : bool, default=False
 
     Returns
     -------
     selection : dict
         As :func:`corrections_verdict` gives it, with ``"compared": "halves"``,
-        ``"round"`` None, ``"weighed"`` False, ``"ending"``, ``"needs_gain"``
-        and ``"undone"`` (``"chosen"`` its opposite).
+        ``"round"`` None, ``"weighed"`` False, ``"ending"`` and ``"undone"``
+        (``"chosen"`` its opposite).
     """
     gain, standard_error = agreement_gain(agrees, plain_agrees, sample_weight=weights)
     n_judged = int(agrees.shape[0])
-    if needs_gain:
-        undone = not agrees_clearly_worse(
-            -gain, standard_error, n_judged, standard_errors
-        )
-    else:
-        undone = agrees_clearly_worse(gain, standard_error, n_judged, standard_errors)
+    undone = agrees_clearly_worse(gain, standard_error, n_judged, standard_errors)
     return {
         "compared": "halves",
         "chosen": not undone,
@@ -162,5 +142,4 @@ def halves_verdict(
         "weighed": False,
         "sample_weighted": weights is not None,
         "ending": ending,
-        "needs_gain": bool(needs_gain),
     }

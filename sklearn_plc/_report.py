@@ -7,7 +7,6 @@ the refit path and the net path.
 import numpy as np
 
 from ._thresholds import (
-    GATED_REMOVAL_STANDARD_ERRORS,
     LEAVE_OUT_STANDARD_ERRORS,
     REMOVAL_STANDARD_ERRORS,
 )
@@ -150,20 +149,6 @@ def _removal_chosen(plc):
         "corrected": "the corrected labels",
         "given": "the labels as given",
     }[selection["against"]]
-    if selection["compared"] == "halves":  # where a gate kept the labels
-        gate = {
-            "not_memorising": "the model does not memorise its labels",
-            "too_weak_to_judge": "the model is too weak to judge them",
-        }[selection["gate"]]
-        return (
-            f"PLC trained on the labels as given without the "
-            f"{int(plc.set_aside_.sum())} that confident learning disputes on "
-            f"the first round's held-out models{weighed}. It did not relabel, as "
-            f"{gate}; made again on each half of the samples, leaving the "
-            f"disputes out agreed better with the other half's labels than a "
-            f"plain fit, by more than {GATED_REMOVAL_STANDARD_ERRORS:g} standard "
-            f"error: {_judged(selection)}."
-        )
     return (
         f"PLC trained on the labels as given without the "
         f"{int(plc.set_aside_.sum())} that confident learning disputes on the "
@@ -180,15 +165,7 @@ def outcome_line(plc, n_changed):
     """
     line = _outcome(plc, n_changed)
     check = getattr(plc, "halves_check_", None)
-    if check is not None and check["needs_gain"] and check["undone"]:
-        return (
-            f"{line.rstrip('.')}. Leaving out the labels that confident learning "
-            f"disputes, made again on each half of the samples, did not agree "
-            f"clearly better with the other half's labels than a plain fit (by "
-            f"more than {GATED_REMOVAL_STANDARD_ERRORS:g} standard error): "
-            f"{_judged(check)}."
-        )
-    if check is None or check["undone"] or check["needs_gain"]:
+    if check is None or check["undone"]:
         return line
     return (
         f"{line.rstrip('.')}. Made again on each half of the samples, it did not "

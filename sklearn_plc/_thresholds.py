@@ -19,10 +19,6 @@ LEAVE_OUT_STANDARD_ERRORS = 3.0
 # Removing the first round's confident disputes displaces a memorising model's labels
 # (corrected, or as given) only where it agrees better, balanced over the classes.
 REMOVAL_STANDARD_ERRORS = EVIDENCE_STANDARD_ERRORS
-# Where a gate kept the labels (a model that does not memorise, or too weak to judge),
-# the removal is taken only where, made on each half, it agrees this much better with
-# the other half's labels than a plain fit.
-GATED_REMOVAL_STANDARD_ERRORS = EVIDENCE_STANDARD_ERRORS
 
 # A class is drained by the noise where confident learning counts fewer of its given
 # labels wrong than of its true members labelled otherwise, by this many (Poisson)

@@ -229,11 +229,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         whose labels it never saw, directly or through a correction; where
         those models agree clearly worse with the given labels than plain fits
         on the halves (one standard error and one sample), the result is
-        undone (``halves_check_``). Where the memorisation or weak-model test
-        kept the labels, the removal of confident learning's disputes is made
-        on each half the same way and taken only where it agrees clearly
-        better than the plain fits (``"disputes_removed"``). For a
-        ``partial_fit`` learner in one run
+        undone (``halves_check_``). For a ``partial_fit`` learner in one run
         (``"eval_pass"``), which sets no samples aside, this check is the
         judge; ``None`` turns it off there too. The judge cannot see noise
         whose majority is the wrong class. User guide: "Undoing corrections
@@ -248,10 +244,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         (``set_aside_``); also contest corrections judged at a loss too small to
         undo, leave out labels that look drawn at random or that a
         non-memorising model surely disputes, each on clear held-out evidence,
-        and let the judge choose confident learning's removal of the first
-        round's disputes where it trains clearly better models
-        (``"disputes_removed"``): on the run's folds for a model that
-        memorises, on halves where a gate kept the labels.
+        and, for a model that memorises, let the judge choose confident
+        learning's removal of the first round's disputes where it trains
+        clearly better models (``"disputes_removed"``).
         ``"keep"``: the hard corrected labels (the paper's rule).
         ``"set_aside"``: relabel only sure flips, leave the other disputed
         samples out. User guide: "Doubtful relabels in the final fit".
@@ -315,8 +310,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         little worse (``"corrections_contested"``: confident learning's
         disputes left out instead); the labels as given without the first
         round's confident disputes, which the judge found clearly better
-        (``"disputes_removed"``; where a gate kept the labels, judged on
-        halves only); an epoch run that ran all its epochs, or a
+        (``"disputes_removed"``); an epoch run that ran all its epochs, or a
         net stopped early. User guide: "Relabel, remove or keep".
 
     confidence_ : str
@@ -364,21 +358,17 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         both agreements, the paired ``"gain"`` with its ``"standard_error"``,
         ``"n_judged"``, ``"chosen"``, ``"undone"``, ``"weighed"`` and any
         ``"n_set_aside"``; a removal's also ``"against"``, ``"class_weight"``
-        and the ``"corrections"`` verdict it displaced (one taken on halves:
-        the ``"gate"`` that kept the labels and the verdict it ``"replaced"``),
-        and a removal not chosen is kept under ``"removal"``; None when nothing
-        was compared
+        and the ``"corrections"`` verdict it displaced, and a removal not
+        chosen is kept under ``"removal"``; None when nothing was compared
         (user guide, "Reading the results").
 
     halves_check_ : dict or None
         The check of the run's result on halves (see ``validation_fraction``):
         as ``selection_``, with ``"compared": "halves"``, the ``"ending"`` it
-        checked, ``"needs_gain"`` (a gate's removal, taken only on a clear
-        gain) and ``"undone"`` (not taken); the evidence is the held-out
-        agreement of every sample. Where it undid the result, or took a gate's
-        removal, ``selection_`` is this dict, with the verdict it replaced
-        under ``"replaced"``. None where it did not run: the result was a
-        plain fit's labels and no gate fired, the judge does not act
+        checked and ``"undone"``; the evidence is the held-out agreement of
+        every sample. Where it undid the result, ``selection_`` is this dict,
+        with the verdict it replaced under ``"replaced"``. None where it did not
+        run: the result was a plain fit's labels, the judge does not act
         (``validation_fraction=None`` or ``"trusted"``, ``confidence="in_sample"``,
         a skorch net), the folds are given as index pairs, or a half could
         not be run (a class too small for its folds).

@@ -462,7 +462,6 @@ def test_a_model_that_does_not_memorise_asks_to_refit_without_its_sure_disputes(
 def test_the_sure_disputes_are_left_out_only_on_a_clear_gain(n_agree):
     run = not_memorising().with_fitted("left_out", agreeing(n_agree))
     ending = end_of_run(run, settings(doubtful="auto"))
-    ending = ending.fallback or ending  # without a clear gain, the removal's
     assert ending.termination == "not_memorising"
     assert ending.selection["compared"] == "set_aside"
     chosen = n_agree == 95
@@ -567,13 +566,10 @@ def test_trusted_labels_are_never_removed():
         dict(first_proba=None),
     ],
 )
-def test_no_removal_on_its_own_folds_for_a_model_that_cannot_judge_or_memorise(
-    change,
-):
+def test_no_removal_for_a_model_that_cannot_judge_or_does_not_memorise(change):
     ending = end_of_run(memorising(**change), settings(doubtful="auto"))
     assert not isinstance(ending, FitRequest)
-    # at most a candidate for the check on halves, its gate's ending the fallback
-    assert ending.termination != "disputes_removed" or ending.fallback is not None
+    assert ending.termination != "disputes_removed"
 
 
 @pytest.mark.parametrize(
@@ -706,39 +702,3 @@ def test_an_undo_is_logged_so_history_and_corrections_agree_with_labels(noisy_bl
     per_record = np.bincount(log["round"], minlength=len(plc.history_))
     assert per_record.tolist() == [r["n_corrected"] for r in plc.history_]
     assert undo["n_corrected"] == plc.history_[-2]["n_changed"] > 0
-
-
-def test_where_a_gate_kept_the_labels_the_removal_waits_on_the_halves():
-    run = not_memorising().with_fitted("left_out", agreeing(80))
-    ending = end_of_run(run, settings(doubtful="auto"))
-    assert ending.termination == "disputes_removed"
-    assert ending.fallback.termination == "not_memorising"
-    assert ending.fallback.set_aside is None
-    # confident learning's disputes, the judging samples' too
-    np.testing.assert_array_equal(np.flatnonzero(ending.set_aside), np.arange(30))
-    np.testing.assert_array_equal(ending.labels, GIVEN)
-    assert ending.selection["gate"] == "not_memorising"
-    assert ending.selection["n_set_aside"] == 30
-
-
-def test_a_model_too_weak_to_judge_gets_the_removal_as_its_candidate():
-    run = not_memorising(stopped="too_weak_to_judge", memorisation={"rate": 0.9})
-    ending = end_of_run(run, settings(doubtful="auto", weighable=True))
-    assert ending.fallback.termination == "too_weak_to_judge"
-    assert ending.selection["class_weight"] is not None
-    assert ending.label_weight.shape == GIVEN.shape
-
-
-def test_a_gate_whose_own_leave_out_was_chosen_gets_no_removal_candidate():
-    run = not_memorising().with_fitted("left_out", agreeing(95))
-    ending = end_of_run(run, settings(doubtful="auto"))
-    assert ending.termination == "not_memorising" and ending.fallback is None
-
-
-@pytest.mark.parametrize(
-    "changes", [{"trusted": True}, {"judge_acts": False}, {"doubtful": "keep"}]
-)
-def test_no_removal_candidate_without_halves_to_weigh_it(changes):
-    run = not_memorising().with_fitted("left_out", agreeing(80))
-    ending = end_of_run(run, settings(**{"doubtful": "auto", **changes}))
-    assert ending.fallback is None and ending.termination == "not_memorising"

@@ -332,15 +332,6 @@ def test_the_check_on_halves_keeps_a_result_within_its_bar():
     assert not halves_verdict(slightly_worse, plain, "converged", 1.0)["undone"]
 
 
-@pytest.mark.parametrize("n_gained, taken", [(0, False), (1, False), (10, True)])
-def test_a_result_that_needs_a_gain_is_taken_only_on_a_clear_one(n_gained, taken):
-    plain = np.zeros(100, dtype=bool)
-    candidate = np.arange(100) < n_gained  # samples only the candidate agrees with
-    selection = halves_verdict(candidate, plain, "disputes_removed", 1.0, None, True)
-    assert selection["chosen"] is taken and selection["undone"] is not taken
-    assert selection["needs_gain"]
-
-
 def test_the_check_on_halves_weighs_each_sample():
     plain = np.array([True] * 90 + [False] * 10)
     candidate = np.array([True] * 80 + [False] * 10 + [True] * 10)

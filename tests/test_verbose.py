@@ -235,25 +235,3 @@ def test_verbose_says_when_the_halves_undid_a_one_run_learner(capsys):
     out = capsys.readouterr().out
     assert "PLC set its result (corrected labels) aside" in out
     assert "each half predicted by models fitted on the other" in out
-
-
-def test_verbose_says_when_a_gated_removal_was_taken_on_the_halves(capsys):
-    from sklearn_plc.noise import UniformNoise
-
-    X, y = make_classification(600, 10, n_informative=4, n_classes=3, random_state=2)
-    y_noisy = UniformNoise(0.3, random_state=2).fit_resample(X, y)[1]
-    plc = PLCClassifier(LogisticRegression(), random_state=0, verbose=1)
-    plc.fit(X, y_noisy)
-    (line,) = capsys.readouterr().out.strip().splitlines()
-    assert f"without the {plc.set_aside_.sum()} that confident learning" in line
-    assert "as the model does not memorise its labels; made again on each half" in line
-    assert f"{plc.selection_['gain']:+.3f}" in line
-
-
-def test_verbose_says_when_a_gated_removal_showed_no_clear_gain(noisy_blobs, capsys):
-    PLCClassifier(LogisticRegression(), verbose=1, random_state=0).fit(
-        noisy_blobs.X, noisy_blobs.y_noisy
-    )
-    (line,) = capsys.readouterr().out.strip().splitlines()
-    assert "kept the labels as given" in line
-    assert "did not agree clearly better with the other half's labels" in line

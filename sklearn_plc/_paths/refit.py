@@ -183,11 +183,7 @@ class RefitPath:
             ending = _end(context, loop, corrector, judge)
         halves = None
         given = corrector.initial_labels
-        if ending.fallback is not None and self.checks_on_halves:
-            ending, halves = self._gated_removal(
-                context, ending, given, weight, trusted
-            )
-        elif self._checks(context, ending, given):
+        if self._checks(context, ending, given):
             halves = self._check_on_halves(context, ending, given, weight, trusted)
             if halves is not None and halves["undone"]:
                 ending = undone_on_halves(ending, halves, corrector)
@@ -211,56 +207,31 @@ class RefitPath:
             attributes={"halves_check_": halves},
         )
 
-    def _can_check(self, context):
-        """Whether a result can be checked on halves (:meth:`_check_on_halves`).
+    def _checks(self, context, ending, given):
+        """Whether the run's result is checked on halves (:meth:`_check_on_halves`).
 
         Where the judge acts (held-out probabilities, ``validation_fraction``
-        a float) and the folds can be made on a half (``cv`` an int or a
-        splitter); never in a half's own run.
+        a float), the folds can be made on a half (``cv`` an int or a
+        splitter), and the result differs from a plain fit on the labels as
+        given: some label changed, some sample is left out, or some is weighed.
         """
         settings = context.settings
         cv = settings.cv
-        return bool(
+        if not (
             self.checks_on_halves
             and settings.held_out
             and settings.judge_acts
             and settings.validation_fraction != "trusted"
             and (isinstance(cv, Integral) or hasattr(cv, "split"))
+        ):
+            return False
+        return bool(
+            np.any(ending.labels != given)
+            or (ending.set_aside is not None and ending.set_aside.any())
+            or ending.label_weight is not None
         )
 
-    def _checks(self, context, ending, given):
-        """Whether the run's result is checked on halves (:meth:`_check_on_halves`).
-
-        Where it can be (:meth:`_can_check`) and the result differs from a
-        plain fit on the labels as given: some label changed, some sample is
-        left out, or some is weighed.
-        """
-        return self._can_check(context) and not ending.is_plain(given)
-
-    def _gated_removal(self, context, ending, given, weight, trusted):
-        """``(ending, halves_check_)``: a gate's removal, taken on the halves' evidence.
-
-        Where a gate kept the labels, `ending` is the removal of the first
-        round's confident disputes with the gate's ending as its fallback
-        (:func:`~sklearn_plc._ending.end_of_run`). Made again on each half (each
-        half's run takes its own removal) and judged on the other half, it is
-        taken where it agrees clearly better than a plain fit; else, or where
-        no check can be made, the gate's ending stands.
-        """
-        fallback = ending.fallback
-        if not self._can_check(context):
-            return fallback, None
-        halves = self._check_on_halves(
-            context, ending, given, weight, trusted, needs_gain=True
-        )
-        if halves is None or halves["undone"]:
-            return fallback, halves
-        selection = {**ending.selection, **halves, "replaced": fallback.selection}
-        return replace(ending, selection=selection, fallback=None), halves
-
-    def _check_on_halves(
-        self, context, ending, given, weight, trusted, needs_gain=False
-    ):
+    def _check_on_halves(self, context, ending, given, weight, trusted):
         """The run made again on each half, judged on the other (``halves_check_``).
 
         Each half's run (its own folds, verdicts and final fit, not checked
@@ -269,8 +240,7 @@ class RefitPath:
         the given labels over every sample, each at `weight` (the judge's,
         :func:`~sklearn_plc._judge.judge_sample_weight`). Returns None where a
         half cannot be run (a class too small for the folds of a half). A
-        half's run keeps its ``trusted`` labels. `needs_gain`: the result is
-        taken only where it agrees clearly better (a gate's removal).
+        half's run keeps its ``trusted`` labels.
         """
         X, classes, fit_params = context.X, context.classes, context.fit_params
         n_samples = given.shape[0]
@@ -303,7 +273,6 @@ class RefitPath:
             fit_halves,
             ending.termination,
             weight,
-            needs_gain,
         )
 
 
