@@ -5,7 +5,9 @@ run is made again on each half alone and each half's final model predicts the
 other half, whose labels it never saw, directly or through a correction; a
 plain fit on each half does the same (:func:`check_on_halves`, which any run
 path calls with its own fits); :func:`halves_verdict` undoes the run's result
-where its models agree clearly worse with the given labels.
+where its models agree clearly worse with the given labels. A half's run takes
+the act the run took where a verdict of its own could undo it (a refit run that
+kept its corrections keeps each half's): the check judges that act.
 """
 
 import warnings
@@ -40,8 +42,9 @@ def check_on_halves(X, given, classes, rng, groups, fit_halves, ending, weights=
     """The run's result made on each half and judged on the other (``halves_check_``).
 
     `fit_halves(part)` returns ``(run's model, plain model)``, both fitted on
-    the samples `part` only: the run made again on them (its own folds,
-    verdicts and final fit, not checked again) and the estimator on their
+    the samples `part` only: the run made again on them (its own folds and
+    final fit, not checked again; the path decides which of its own verdicts
+    a half's run takes) and the estimator on their
     labels as given. Each predicts the other half, whose labels it never
     saw, and :func:`halves_verdict` compares them over every sample. Any path
     can be checked this way, whatever its models. Warnings of the halves'
@@ -102,7 +105,7 @@ def halves_verdict(agrees, plain_agrees, ending, standard_errors, weights=None):
     The check that hears every sample without the leak of the run's own folds
     (corrections made from a sample's label train the models that predict
     it): the samples are split into two halves, the run is made again on
-    each half alone (its own folds, verdicts and final fit), and each half's
+    each half alone (its own folds and final fit), and each half's
     final model predicts the other half, whose labels it never saw, directly
     or through a correction. `agrees` is, per sample, whether that prediction
     is its given label, and `plain_agrees` the same for the estimator fitted

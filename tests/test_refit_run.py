@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import sklearn
 from sklearn.base import clone
+from sklearn.datasets import make_classification
 from sklearn.ensemble import (
     BaggingClassifier,
     RandomForestClassifier,
@@ -839,3 +840,40 @@ def test_the_check_on_halves_runs_only_where_the_judge_acts(noisy_blobs, how):
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, **fit_params)
     assert (plc.labels_ != noisy_blobs.y_noisy).any()
     assert plc.halves_check_ is None
+
+
+@pytest.fixture
+def halves_settings(monkeypatch):
+    """The settings each half's own run is made with, recorded in order."""
+    from sklearn_plc._paths import refit
+
+    recorded = []
+    run = refit.RefitPath._run
+
+    def recording(path, *args, **kwargs):
+        if not path.checks_on_halves:
+            recorded.append(path.settings)
+        return run(path, *args, **kwargs)
+
+    monkeypatch.setattr(refit.RefitPath, "_run", recording)
+    return recorded
+
+
+def test_where_the_run_kept_its_corrections_the_halves_keep_theirs(
+    noisy_blobs, halves_settings
+):
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    plc = PLCClassifier(forest, random_state=2).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+    assert plc.halves_check_["ending"] == "converged"
+    # no validation fifth in a half: no verdict of its own can undo the act checked
+    assert [s.validation_fraction for s in halves_settings] == [None, None]
+
+
+def test_the_halves_of_a_contested_run_are_run_as_the_run_was(halves_settings):
+    X, y = make_classification(n_samples=300, random_state=0)
+    y_noisy = y.copy()
+    y_noisy[:60] = 1 - y_noisy[:60]
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    plc = PLCClassifier(forest, random_state=0).fit(X, y_noisy)
+    assert plc.halves_check_["ending"] == "corrections_contested"
+    assert [s.validation_fraction for s in halves_settings] == [0.2, 0.2]

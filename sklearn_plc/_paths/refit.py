@@ -241,12 +241,20 @@ class RefitPath:
         :func:`~sklearn_plc._judge.judge_sample_weight`). Returns None where a
         half cannot be run (a class too small for the folds of a half). A
         half's run keeps its ``trusted`` labels.
+
+        Where the run kept its corrections (:data:`KEPT_CORRECTIONS`), each
+        half's run keeps its own: it sets no validation samples aside, so no
+        verdict of its own undoes or contests them. The check then judges the
+        act the run took; a half whose own verdict undid its corrections would
+        fit the plain model, and the check would see no difference at all.
         """
         X, classes, fit_params = context.X, context.classes, context.fit_params
         n_samples = given.shape[0]
         settings = replace(
             context.settings, random_state=context.rng.randint(2**31 - 1), verbose=0
         )
+        if ending.termination in KEPT_CORRECTIONS:  # the halves keep theirs too
+            settings = replace(settings, validation_fraction=None)
 
         def fit_halves(part):
             half = RefitPath(settings, context.estimator, checks_on_halves=False)
@@ -274,6 +282,11 @@ class RefitPath:
             ending.termination,
             weight,
         )
+
+
+# The endings whose final fit trains on the corrected labels: the check on halves
+# judges the corrections themselves, each half keeping its own
+KEPT_CORRECTIONS = ("converged", "max_iter")
 
 
 def relabel_weight_key(settings, estimator):
