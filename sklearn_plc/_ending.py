@@ -63,6 +63,8 @@ from .evidence import confident_label_issues, kept_label_rates
 LABELS_KEPT = ("not_memorising", "too_weak_to_judge", "undone")
 # ... and every outcome whose final fit trains on the labels as given
 LABELS_GIVEN = (*LABELS_KEPT, "corrections_contested")
+# The outcomes whose final fit trains on the corrected labels
+KEPT_CORRECTIONS = ("converged", "max_iter")
 # The outcomes whose final fit trains on every sample, less the random labels
 RANDOM_LABELS_ENDINGS = ("too_weak_to_judge", "undone", "converged", "max_iter")
 # The values of ``doubtful`` that leave samples out on the held-out evidence
@@ -393,7 +395,7 @@ def _corrections_unjudged(evidence, settings):
         settings.judge_acts
         and settings.refits_folds
         and settings.weighable
-        and evidence.stopped in ("converged", "max_iter")
+        and evidence.stopped in KEPT_CORRECTIONS
         and evidence.reference is not None
         and (evidence.last is None or evidence.last is evidence.reference)
         and bool(np.any(evidence.labels != evidence.given_labels))

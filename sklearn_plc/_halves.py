@@ -44,10 +44,10 @@ def check_on_halves(X, given, classes, rng, groups, fit_halves, ending, weights=
     `fit_halves(part)` returns ``(run's model, plain model)``, both fitted on
     the samples `part` only: the run made again on them (its own folds and
     final fit, not checked again; the path decides which of its own verdicts
-    a half's run takes) and the estimator on their
-    labels as given. Each predicts the other half, whose labels it never
-    saw, and :func:`halves_verdict` compares them over every sample. Any path
-    can be checked this way, whatever its models. Warnings of the halves'
+    a half's run takes) and the estimator on their labels as given. Each
+    predicts the other half, whose labels it never saw, and
+    :func:`halves_verdict` compares them over every sample. Any path can be
+    checked this way, whatever its models. Warnings of the halves'
     fits are silenced: each half warns as the run itself did.
 
     Parameters

@@ -26,6 +26,7 @@ from sklearn.utils.metadata_routing import process_routing
 from tqdm.auto import tqdm
 
 from .._ending import (
+    KEPT_CORRECTIONS,
     LABELS_KEPT,
     EndingSettings,
     FitRequest,
@@ -242,7 +243,8 @@ class RefitPath:
         half cannot be run (a class too small for the folds of a half). A
         half's run keeps its ``trusted`` labels.
 
-        Where the run kept its corrections (:data:`KEPT_CORRECTIONS`), each
+        Where the run kept its corrections
+        (:data:`~sklearn_plc._ending.KEPT_CORRECTIONS`), each
         half's run keeps its own: it sets no validation samples aside, so no
         verdict of its own undoes or contests them. The check then judges the
         act the run took; a half whose own verdict undid its corrections would
@@ -282,11 +284,6 @@ class RefitPath:
             ending.termination,
             weight,
         )
-
-
-# The endings whose final fit trains on the corrected labels: the check on halves
-# judges the corrections themselves, each half keeping its own
-KEPT_CORRECTIONS = ("converged", "max_iter")
 
 
 def relabel_weight_key(settings, estimator):
