@@ -114,6 +114,10 @@ class EndingSettings:
         The run has folds (``"cv"``) that can be fitted again.
     trusted : bool
         Verified labels judge (any measured loss undoes).
+    forced_act : {"relabel", "contest"} or None, default=None
+        The act a half's run in the check on halves takes whatever its
+        verdicts say; ``"contest"`` contests without a verdict (a run forced
+        to relabel sets no validation samples aside: no verdict acts).
     """
 
     doubtful: str
@@ -122,6 +126,7 @@ class EndingSettings:
     weighable: bool
     refits_folds: bool
     trusted: bool
+    forced_act: str | None = None
 
 
 @dataclass(frozen=True)
@@ -262,13 +267,14 @@ def end_of_run(evidence, settings):
     given = evidence.given_labels
     selection = set_aside = None
     restore = False
-    if settings.held_out:
+    contests = settings.forced_act == "contest"
+    if settings.held_out and not contests:
         selection, request = _undo_verdict(evidence, settings)
         if request is not None:
             return request
         if selection is not None and selection["undone"]:
             restore, stopped = True, "undone"
-    if _contests(selection, stopped, settings):
+    if contests or _contests(selection, stopped, settings):
         if "contest" not in evidence.fitted:
             return FitRequest("contest")
         proba = evidence.fitted["contest"]
@@ -278,7 +284,7 @@ def end_of_run(evidence, settings):
             set_aside = _confident_disputes(proba, given, evidence.trusted)
             restore, stopped = True, "corrections_contested"
             selection = {
-                **selection,
+                **(selection or {}),
                 "chosen": False,
                 "n_set_aside": int(set_aside.sum()),
             }

@@ -6,8 +6,9 @@ other half, whose labels it never saw, directly or through a correction; a
 plain fit on each half does the same (:func:`check_on_halves`, which any run
 path calls with its own fits); :func:`halves_verdict` undoes the run's result
 where its models agree clearly worse with the given labels. A half's run takes
-the act the run took where a verdict of its own could undo it (a refit run that
-kept its corrections keeps each half's): the check judges that act.
+the act the run took where a verdict of its own could choose another (a refit run
+that kept its corrections keeps each half's, past the gates; a contested run's
+halves contest): the check judges that act.
 """
 
 import warnings

@@ -358,6 +358,13 @@ def test_a_judge_that_may_not_act_does_not_contest_a_small_loss():
     assert ending.termination == "converged"
 
 
+def test_a_run_forced_to_contest_asks_for_new_probabilities_without_a_verdict():
+    # judged at a gain (85 against 80): its own verdict would keep the corrections
+    run = evidence(corrected_agree=85, stopped="corrections_contested")
+    request = end_of_run(run, settings(doubtful="auto", forced_act="contest"))
+    assert request == FitRequest("contest")
+
+
 def sure_of_class_0(first_rows=40):
     """Held-out probabilities that agree with every label at 0.9 but in the first
     `first_rows`, which are class 0 at 0.9 (a dispute of their class-1 labels)."""
@@ -391,6 +398,22 @@ def test_contested_disputes_read_the_new_probabilities_with_the_first_rounds():
     ending = end_of_run(run, settings(doubtful="auto"))
     assert ending.termination == "corrections_contested"
     assert not ending.set_aside.any()
+
+
+def test_a_run_forced_to_contest_contests_corrections_its_verdict_would_keep():
+    run = evidence(corrected_agree=85, stopped="corrections_contested")
+    run = run.with_fitted("contest", sure_of_class_0())
+    ending = end_of_run(run, settings(doubtful="auto", forced_act="contest"))
+    assert ending.termination == "corrections_contested"
+    np.testing.assert_array_equal(ending.labels, GIVEN)
+    assert ending.set_aside.sum() == 20
+
+
+def test_a_run_forced_to_contest_is_not_undone_by_its_verdict():
+    run = evidence(corrected_agree=60, stopped="corrections_contested")
+    run = run.with_fitted("contest", sure_of_class_0())
+    ending = end_of_run(run, settings(doubtful="auto", forced_act="contest"))
+    assert ending.termination == "corrections_contested"
 
 
 def unjudged(**changes):

@@ -4,12 +4,13 @@ How a run ends (undo, contest, judged set-aside): test_ending.py.
 """
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 import pytest
 import sklearn
 from sklearn.base import clone
-from sklearn.datasets import make_classification
+from sklearn.datasets import load_digits, make_classification
 from sklearn.ensemble import (
     BaggingClassifier,
     RandomForestClassifier,
@@ -17,11 +18,13 @@ from sklearn.ensemble import (
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.neural_network import MLPClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from sklearn_plc import PLCClassifier
+from sklearn_plc.noise import flip_labels_with_matrix, uniform_transition_matrix
 
 # The paper's algorithm, without the safeguards of the defaults (see
 # test_classifier.py).
@@ -844,16 +847,17 @@ def test_the_check_on_halves_runs_only_where_the_judge_acts(noisy_blobs, how):
 
 @pytest.fixture
 def halves_settings(monkeypatch):
-    """The settings each half's own run is made with, recorded in order."""
+    """``(settings, termination)`` of each half's own run, in order."""
     from sklearn_plc._paths import refit
 
     recorded = []
     run = refit.RefitPath._run
 
     def recording(path, *args, **kwargs):
+        result = run(path, *args, **kwargs)
         if not path.checks_on_halves:
-            recorded.append(path.settings)
-        return run(path, *args, **kwargs)
+            recorded.append((path.settings, result.termination))
+        return result
 
     monkeypatch.setattr(refit.RefitPath, "_run", recording)
     return recorded
@@ -866,14 +870,37 @@ def test_where_the_run_kept_its_corrections_the_halves_keep_theirs(
     plc = PLCClassifier(forest, random_state=2).fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert plc.halves_check_["ending"] == "converged"
     # no validation fifth in a half: no verdict of its own can undo the act checked
-    assert [s.validation_fraction for s in halves_settings] == [None, None]
+    assert [s.validation_fraction for s, _ in halves_settings] == [None, None]
+    assert [s.forced_act for s, _ in halves_settings] == ["relabel", "relabel"]
 
 
-def test_the_halves_of_a_contested_run_are_run_as_the_run_was(halves_settings):
+def test_the_halves_of_a_contested_run_contest(halves_settings):
     X, y = make_classification(n_samples=300, random_state=0)
     y_noisy = y.copy()
     y_noisy[:60] = 1 - y_noisy[:60]
     forest = RandomForestClassifier(n_estimators=20, random_state=0)
     plc = PLCClassifier(forest, random_state=0).fit(X, y_noisy)
     assert plc.halves_check_["ending"] == "corrections_contested"
-    assert [s.validation_fraction for s in halves_settings] == [0.2, 0.2]
+    assert [ending for _, ending in halves_settings] == ["corrections_contested"] * 2
+
+
+def test_a_run_forced_to_relabel_corrects_a_model_the_memorisation_test_stops(
+    monkeypatch,
+):
+    # naive Bayes does not memorise noisy digits: a run of its own keeps the labels
+    X, y = load_digits(return_X_y=True)
+    y_noisy = flip_labels_with_matrix(
+        y, uniform_transition_matrix(10, 0.3), random_state=0
+    )
+    run_settings = PLCClassifier._run_settings
+    monkeypatch.setattr(
+        PLCClassifier,
+        "_run_settings",
+        lambda plc: replace(
+            run_settings(plc), validation_fraction=None, forced_act="relabel"
+        ),
+    )
+    plc = PLCClassifier(GaussianNB(), random_state=0).fit(X, y_noisy)
+    assert plc.termination_condition_ in ("converged", "max_iter")
+    assert plc.memorisation_["rate"] < 0.1  # recorded, and not acted on
+    assert (plc.labels_ != y_noisy).any()

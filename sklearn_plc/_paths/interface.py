@@ -35,7 +35,11 @@ class RunSettings:
     path resolves for itself. ``correction`` holds the settings of
     one correction pass and of the schedule
     (:func:`~sklearn_plc._params.pass_settings`). The rest are the parameters
-    of the same names.
+    of the same names, but ``forced_act``: the act a half's run in the check
+    on halves takes whatever its own verdicts say (``"relabel"``: it keeps
+    its corrections, past the memorisation and weak-model tests;
+    ``"contest"``: it contests them; None, as ``fit`` sets it: its verdicts
+    decide).
     """
 
     correction: dict
@@ -50,6 +54,7 @@ class RunSettings:
     doubtful: str
     random_state: object
     verbose: int
+    forced_act: str | None = None
 
     @property
     def held_out(self):

@@ -27,7 +27,7 @@ from tqdm.auto import tqdm
 
 from .._ending import (
     KEPT_CORRECTIONS,
-    LABELS_KEPT,
+    LABELS_GIVEN,
     EndingSettings,
     FitRequest,
     RunEvidence,
@@ -243,12 +243,14 @@ class RefitPath:
         half cannot be run (a class too small for the folds of a half). A
         half's run keeps its ``trusted`` labels.
 
-        Where the run kept its corrections
-        (:data:`~sklearn_plc._ending.KEPT_CORRECTIONS`), each
-        half's run keeps its own: it sets no validation samples aside, so no
-        verdict of its own undoes or contests them. The check then judges the
-        act the run took; a half whose own verdict undid its corrections would
-        fit the plain model, and the check would see no difference at all.
+        Each half's run takes the act the run took (``forced_act``): where
+        the run kept its corrections
+        (:data:`~sklearn_plc._ending.KEPT_CORRECTIONS`), each half's run keeps
+        its own, past the memorisation and weak-model tests, and sets no
+        validation samples aside, so no verdict of its own undoes or contests
+        them; where the run contested, each half's run contests. A half whose
+        own verdict or gate chose the labels as given would fit the plain
+        model, and the check would see no difference at all.
         """
         X, classes, fit_params = context.X, context.classes, context.fit_params
         n_samples = given.shape[0]
@@ -256,7 +258,9 @@ class RefitPath:
             context.settings, random_state=context.rng.randint(2**31 - 1), verbose=0
         )
         if ending.termination in KEPT_CORRECTIONS:  # the halves keep theirs too
-            settings = replace(settings, validation_fraction=None)
+            settings = replace(settings, validation_fraction=None, forced_act="relabel")
+        elif ending.termination == "corrections_contested":
+            settings = replace(settings, forced_act="contest")
 
         def fit_halves(part):
             half = RefitPath(settings, context.estimator, checks_on_halves=False)
@@ -377,6 +381,7 @@ def _end(context, loop, corrector, judge):
     settings = context.settings
     ending_settings = EndingSettings(
         doubtful=settings.doubtful,
+        forced_act=settings.forced_act,
         judge_acts=settings.judge_acts,
         held_out=settings.held_out,
         weighable=context.weight_key is not None,
@@ -454,9 +459,11 @@ def _loop(context, corrector, judge):
                     loop.first_proba = fitted.first_proba
                 if fitted.refusal is not None:
                     loop.stopped = fitted.refusal
+                elif settings.forced_act == "contest":  # needs the first round only
+                    loop.stopped = "corrections_contested"
                 elif stops_early and judge.shows_harm(EARLY_UNDO_STANDARD_ERRORS):
                     loop.stopped = "undone"  # the end of the run undoes
-            correct = loop.stopped not in LABELS_KEPT
+            correct = loop.stopped not in LABELS_GIVEN
             corrector.run_round(
                 correct=correct, refit=refit, holdout_agreement=agreement
             )

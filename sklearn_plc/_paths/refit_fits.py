@@ -115,7 +115,8 @@ def fit_round(context, corrector, round_index, labels, model, judge):
     also takes the memorisation test, at no extra fit: each fold's model
     (out of bag, the ensemble) also predicts samples it trained on; and it
     asks whether the model confirms more labels than it surely disputes
-    (:func:`~sklearn_plc._judge.can_judge`). Out of bag, every round's
+    (:func:`~sklearn_plc._judge.can_judge`); a run with a ``forced_act``
+    records both tests and refuses on neither. Out of bag, every round's
     model is fitted on all samples and is kept as the last model; in
     sample, the round's model (`model`, continued, or a fresh clone) is.
     Returns a :class:`Round`.
@@ -179,9 +180,10 @@ def fit_round(context, corrector, round_index, labels, model, judge):
             validation,
             sure_ratio=sure_ratio_for(proba.shape[1]),
         )
-        if not memorises(fitted.memorisation, settings.min_memorisation):
+        refuses = settings.forced_act is None  # a forced act's run passed both
+        if refuses and not memorises(fitted.memorisation, settings.min_memorisation):
             fitted.refusal = "not_memorising"
-        elif not can_judge(fitted.memorisation):
+        elif refuses and not can_judge(fitted.memorisation):
             fitted.refusal = "too_weak_to_judge"
     return fitted
 
