@@ -226,9 +226,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         also checked on every sample: where it differs from a
         plain fit on the labels as given, the run is made again on each half
         of the samples and each half's final model predicts the other half,
-        whose labels it never saw, directly or through a correction (where
-        the run kept its corrections, each half keeps its own, with no
-        validation samples to undo them); where
+        whose labels it never saw, directly or through a correction (each
+        half's run takes the act the run took: it keeps its corrections, with
+        no validation samples or memorisation test to stop them, or it
+        contests them); where
         those models agree clearly worse with the given labels than plain fits
         on the halves (one standard error and one sample), the result is
         undone (``halves_check_``). For a ``partial_fit`` learner in one run
