@@ -114,10 +114,6 @@ class EndingSettings:
         The run has folds (``"cv"``) that can be fitted again.
     trusted : bool
         Verified labels judge (any measured loss undoes).
-    forced_act : {"relabel", "contest"} or None, default=None
-        The act a half's run in the check on halves takes whatever its
-        verdicts say; ``"contest"`` contests without a verdict (a run forced
-        to relabel sets no validation samples aside: no verdict acts).
     """
 
     doubtful: str
@@ -126,7 +122,6 @@ class EndingSettings:
     weighable: bool
     refits_folds: bool
     trusted: bool
-    forced_act: str | None = None
 
 
 @dataclass(frozen=True)
@@ -137,8 +132,10 @@ class RunEvidence:
     ----------
     stopped : str
         Why the loop ended (``"converged"``, ``"max_iter"``,
-        ``"not_memorising"``, ``"too_weak_to_judge"``, or ``"undone"`` where a
-        refit agreed so much worse that the loop stopped early).
+        ``"not_memorising"``, ``"too_weak_to_judge"``, ``"undone"`` where a
+        refit agreed so much worse that the loop stopped early, or
+        ``"corrections_contested"`` where a half's run in the check on halves
+        was made to contest: it contests without a verdict).
     given_labels, labels : ndarray of int of shape (n_samples,)
         The labels as given, and as the loop left them.
     reference, last : JudgedRefit or None
@@ -267,7 +264,7 @@ def end_of_run(evidence, settings):
     given = evidence.given_labels
     selection = set_aside = None
     restore = False
-    contests = settings.forced_act == "contest"
+    contests = stopped == "corrections_contested"  # a half made to contest
     if settings.held_out and not contests:
         selection, request = _undo_verdict(evidence, settings)
         if request is not None:

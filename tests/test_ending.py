@@ -361,7 +361,7 @@ def test_a_judge_that_may_not_act_does_not_contest_a_small_loss():
 def test_a_run_forced_to_contest_asks_for_new_probabilities_without_a_verdict():
     # judged at a gain (85 against 80): its own verdict would keep the corrections
     run = evidence(corrected_agree=85, stopped="corrections_contested")
-    request = end_of_run(run, settings(doubtful="auto", forced_act="contest"))
+    request = end_of_run(run, settings(doubtful="auto"))
     assert request == FitRequest("contest")
 
 
@@ -403,7 +403,7 @@ def test_contested_disputes_read_the_new_probabilities_with_the_first_rounds():
 def test_a_run_forced_to_contest_contests_corrections_its_verdict_would_keep():
     run = evidence(corrected_agree=85, stopped="corrections_contested")
     run = run.with_fitted("contest", sure_of_class_0())
-    ending = end_of_run(run, settings(doubtful="auto", forced_act="contest"))
+    ending = end_of_run(run, settings(doubtful="auto"))
     assert ending.termination == "corrections_contested"
     np.testing.assert_array_equal(ending.labels, GIVEN)
     assert ending.set_aside.sum() == 20
@@ -412,7 +412,7 @@ def test_a_run_forced_to_contest_contests_corrections_its_verdict_would_keep():
 def test_a_run_forced_to_contest_is_not_undone_by_its_verdict():
     run = evidence(corrected_agree=60, stopped="corrections_contested")
     run = run.with_fitted("contest", sure_of_class_0())
-    ending = end_of_run(run, settings(doubtful="auto", forced_act="contest"))
+    ending = end_of_run(run, settings(doubtful="auto"))
     assert ending.termination == "corrections_contested"
 
 

@@ -381,7 +381,6 @@ def _end(context, loop, corrector, judge):
     settings = context.settings
     ending_settings = EndingSettings(
         doubtful=settings.doubtful,
-        forced_act=settings.forced_act,
         judge_acts=settings.judge_acts,
         held_out=settings.held_out,
         weighable=context.weight_key is not None,
