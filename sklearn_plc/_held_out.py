@@ -16,8 +16,9 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils import _safe_indexing
-from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.parallel import delayed
 
+from ._parallel import run_in_parallel
 from ._thresholds import OUT_OF_BAG_MIN_MEMBERS
 
 
@@ -228,8 +229,9 @@ def out_of_fold_proba(
         else np.empty(0, np.intp)
         for index, (train, _) in enumerate(splits)
     ]
-    # folds in parallel as joblib.parallel_config says (one job by default)
-    fold_probas = Parallel()(
+    # folds in parallel as joblib.parallel_config says (one job by default), in
+    # the fit's one pool (_parallel.one_pool_per_fit)
+    fold_probas = run_in_parallel(
         delayed(_fold_proba)(
             estimator,
             X,

@@ -2,19 +2,27 @@
 
 Every parallel piece of a fit (the folds of out-of-fold confidence) is a joblib
 ``Parallel`` call, so ``with joblib.parallel_config(backend="dask"):`` (Dask
-distributed) or Ray's joblib backend spreads it over a cluster. The only thing
-PLC adds is to send the training data once per fit: joblib's Dask backend
-scatters a large argument once per ``Parallel`` call, which for PLC is once per
-round; :func:`data_sent_once` scatters it once for the whole fit instead.
+distributed) or Ray's joblib backend spreads it over a cluster. PLC adds two
+things, both once per fit rather than once per call (:func:`one_pool_per_fit`):
+the workers are started once (a backend such as Ray's starts a new pool of
+workers for every ``Parallel`` call that does not share one, which for PLC is
+every round, every candidate the judge weighs and every half of the check on
+halves), and joblib's Dask backend, which scatters a large argument once per
+``Parallel`` call, scatters the training data once for the whole fit.
 """
 
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+from contextvars import ContextVar
 
 from joblib import parallel_config
 from joblib.parallel import get_active_backend
+from sklearn.utils.parallel import Parallel
 
 # joblib's Dask backend only scatters objects larger than this (bytes).
 _SCATTER_MIN_BYTES = 1e3
+
+# The pool the fit in progress shares between its parallel calls (None: no fit).
+_FIT_POOL = ContextVar("sklearn_plc_fit_pool", default=None)
 
 
 def _is_dask_backend(backend):
@@ -22,23 +30,55 @@ def _is_dask_backend(backend):
 
 
 @contextmanager
-def data_sent_once(*arrays):
-    """Within the block, joblib's Dask backend reuses one copy of `arrays` per worker.
+def one_pool_per_fit(*arrays):
+    """Within the block, PLC's parallel calls share one pool and one copy of `arrays`.
 
-    Outside a Dask ``parallel_config`` (or for small arrays) this does nothing.
-    The arrays are identified by ``id``, so they must be the very objects passed
-    to the parallel calls inside the block.
+    The pool is a joblib ``Parallel`` entered once (its workers start once,
+    whatever the backend); :func:`run_in_parallel` runs in it every parallel
+    call made in the block, in this fit or in the fits it makes of its own
+    (the check on halves). Under a Dask ``parallel_config`` the large
+    `arrays` are also scattered once to every worker. A block inside
+    another's (a half's run) shares the outer block's pool and data.
 
     Parameters
     ----------
     *arrays : array-like
         The read-only inputs of every parallel call in the block: X, and the
-        folds' index arrays, which are the same in every round.
+        folds' index arrays, which are the same in every round. They are
+        identified by ``id``, so they must be the very objects passed to the
+        parallel calls.
     """
-    backend, _ = get_active_backend()
-    large = [a for a in arrays if getattr(a, "nbytes", 0) > _SCATTER_MIN_BYTES]
-    if not _is_dask_backend(backend) or not large:
+    if _FIT_POOL.get() is not None:
         yield
         return
-    with parallel_config(backend="dask", scatter=large):
-        yield
+    backend, _ = get_active_backend()
+    large = [a for a in arrays if getattr(a, "nbytes", 0) > _SCATTER_MIN_BYTES]
+    with (
+        parallel_config(backend="dask", scatter=large)
+        if _is_dask_backend(backend) and large
+        else nullcontext(),
+        Parallel() as pool,
+    ):
+        token = _FIT_POOL.set(pool)
+        try:
+            yield
+        finally:
+            _FIT_POOL.reset(token)
+
+
+def run_in_parallel(tasks):
+    """Run joblib `tasks` in the pool of the fit in progress, else in a new one.
+
+    The shared pool is the one :func:`one_pool_per_fit` entered. While it runs
+    `tasks`, a fit made inside one of them (where the backend runs tasks in
+    this thread) gets a pool of its own: a joblib ``Parallel`` cannot run two
+    calls at once.
+    """
+    pool = _FIT_POOL.get()
+    if pool is None:
+        return Parallel()(tasks)
+    token = _FIT_POOL.set(None)
+    try:
+        return pool(tasks)
+    finally:
+        _FIT_POOL.reset(token)

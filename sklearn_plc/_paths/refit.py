@@ -46,7 +46,7 @@ from .._judge import (
     judge_sample_weight,
 )
 from .._label_state import LabelCorrector
-from .._parallel import data_sent_once
+from .._parallel import one_pool_per_fit
 from .._report import round_line
 from .._thresholds import (
     EARLY_UNDO_STANDARD_ERRORS,
@@ -179,15 +179,15 @@ class RefitPath:
             weight = judge_sample_weight(estimator, classes, encoded, sample_weight)
             judge = HeldOutJudge(encoded, judged, weight)
         fold_indices = [part for fold in splits or () for part in fold]
-        with data_sent_once(X, *fold_indices):
-            loop = _loop(context, corrector, judge)
-            ending = _end(context, loop, corrector, judge)
         halves = None
         given = corrector.initial_labels
-        if self._checks(context, ending, given):
-            halves = self._check_on_halves(context, ending, given, weight, trusted)
-            if halves is not None and halves["undone"]:
-                ending = undone_on_halves(ending, halves, corrector)
+        with one_pool_per_fit(X, *fold_indices):
+            loop = _loop(context, corrector, judge)
+            ending = _end(context, loop, corrector, judge)
+            if self._checks(context, ending, given):
+                halves = self._check_on_halves(context, ending, given, weight, trusted)
+                if halves is not None and halves["undone"]:
+                    ending = undone_on_halves(ending, halves, corrector)
         if ending.restore_given_labels:
             corrector.restore_given_labels()
             if settings.verbose >= 2:
