@@ -38,7 +38,9 @@ def one_pool_per_fit(*arrays):
     call made in the block, in this fit or in the fits it makes of its own
     (the check on halves). Under a Dask ``parallel_config`` the large
     `arrays` are also scattered once to every worker. A block inside
-    another's (a half's run) shares the outer block's pool and data.
+    another's (a half's run) shares the outer block's pool, except under Dask:
+    there it scatters its own data (a half's rows, which the outer block did
+    not send) in a pool of its own, which costs a Dask client nothing to start.
 
     Parameters
     ----------
@@ -48,15 +50,14 @@ def one_pool_per_fit(*arrays):
         identified by ``id``, so they must be the very objects passed to the
         parallel calls.
     """
-    if _FIT_POOL.get() is not None:
-        yield
-        return
     backend, _ = get_active_backend()
     large = [a for a in arrays if getattr(a, "nbytes", 0) > _SCATTER_MIN_BYTES]
+    scatters = _is_dask_backend(backend) and bool(large)
+    if _FIT_POOL.get() is not None and not scatters:
+        yield
+        return
     with (
-        parallel_config(backend="dask", scatter=large)
-        if _is_dask_backend(backend) and large
-        else nullcontext(),
+        parallel_config(backend="dask", scatter=large) if scatters else nullcontext(),
         Parallel() as pool,
     ):
         token = _FIT_POOL.set(pool)

@@ -74,3 +74,24 @@ def test_the_training_data_is_scattered_once_per_fit(client, noisy_data, monkeyp
     ]
     assert plc.n_iter_ > 1
     assert len(sent_X) == 1
+
+
+def test_each_halfs_rows_are_scattered_once(client, noisy_data, monkeypatch):
+    # the check on halves runs in the fit's pool; under Dask each half's run
+    # still sends its own rows once, not once per parallel call
+    X, y = noisy_data
+    scattered = []
+    scatter = distributed.Client.scatter
+
+    def recording_scatter(self, data, *args, **kwargs):
+        scattered.append(data)
+        return scatter(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(distributed.Client, "scatter", recording_scatter)
+    with parallel_config(backend="dask"):
+        plc = forest_plc().fit(X, y)
+    sent_with_their_folds = [  # a block's data goes in one list, its folds after X
+        data[0] for data in scattered if isinstance(data, list) and data[0] is not X
+    ]
+    assert plc.halves_check_ is not None
+    assert [rows.shape for rows in sent_with_their_folds] == [(X.shape[0] // 2, 8)] * 2
