@@ -11,6 +11,7 @@ halves), and joblib's Dask backend, which scatters a large argument once per
 ``Parallel`` call, scatters the training data once for the whole fit.
 """
 
+import copy
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 
@@ -58,13 +59,30 @@ def one_pool_per_fit(*arrays):
         return
     with (
         parallel_config(backend="dask", scatter=large) if scatters else nullcontext(),
-        Parallel() as pool,
+        _pool_of_its_own() as pool,
     ):
         token = _FIT_POOL.set(pool)
         try:
             yield
         finally:
             _FIT_POOL.reset(token)
+
+
+def _pool_of_its_own():
+    """A ``Parallel`` on a copy of the active backend, as ``parallel_config`` set it.
+
+    Every ``Parallel`` made under one ``parallel_config`` shares its backend
+    object, and one that ends stops that backend's workers: the estimator's
+    own joblib calls in this process (a forest's trees, where its ``n_jobs``
+    is None) would stop the pool a fit shares between its calls. A copy keeps
+    the configuration and starts workers of its own. Dask's backend is the
+    exception: it has no workers to stop, and its copy would lose the client
+    and the scattered data (it pickles to a new, unconfigured backend).
+    """
+    backend, n_jobs = get_active_backend()
+    if not _is_dask_backend(backend):  # Dask's stops nothing, and copies unconfigured
+        backend = copy.copy(backend)
+    return Parallel(n_jobs=n_jobs, backend=backend)
 
 
 def run_in_parallel(tasks):

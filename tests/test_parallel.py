@@ -5,6 +5,7 @@ import pytest
 from joblib import parallel_config, register_parallel_backend
 from joblib._parallel_backends import ThreadingBackend
 from sklearn.datasets import make_classification
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.naive_bayes import GaussianNB
 
 from sklearn_plc import PLCClassifier
@@ -72,3 +73,18 @@ def test_a_fit_inside_a_task_of_the_shared_pool_gets_its_own(noisy_data):
     outer = PLCClassifier(inner, confidence="cv", validation_fraction=None)
     outer.fit(X, y)
     assert outer.estimator_.labels_.shape == y.shape
+
+
+def test_the_estimators_own_joblib_calls_leave_the_shared_pool_running(noisy_data):
+    # a forest whose n_jobs is None runs its trees through the same
+    # parallel_config; each of its Parallel calls ends by stopping the
+    # backend's workers, which must not be the pool the fit shares
+    X, y = noisy_data
+    serial = PLCClassifier(
+        RandomForestClassifier(10, random_state=0), confidence="cv", random_state=0
+    ).fit(X, y)
+    with parallel_config(backend="loky", n_jobs=2):
+        shared = PLCClassifier(
+            RandomForestClassifier(10, random_state=0), confidence="cv", random_state=0
+        ).fit(X, y)
+    np.testing.assert_array_equal(shared.labels_, serial.labels_)
