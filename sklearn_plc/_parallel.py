@@ -80,7 +80,7 @@ def _pool_of_its_own():
     and the scattered data (it pickles to a new, unconfigured backend).
     """
     backend, n_jobs = get_active_backend()
-    if not _is_dask_backend(backend):  # Dask's stops nothing, and copies unconfigured
+    if not _is_dask_backend(backend):
         backend = copy.copy(backend)
     return Parallel(n_jobs=n_jobs, backend=backend)
 

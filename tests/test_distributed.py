@@ -38,6 +38,20 @@ def noisy_data():
     return X, y_noisy
 
 
+@pytest.fixture
+def scattered(monkeypatch):
+    """What the Dask client scatters during the test, one entry per call."""
+    calls = []
+    scatter = distributed.Client.scatter
+
+    def recording_scatter(self, data, *args, **kwargs):
+        calls.append(data)
+        return scatter(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(distributed.Client, "scatter", recording_scatter)
+    return calls
+
+
 def forest_plc():
     # the folds of confidence="cv" are what runs on the cluster
     return PLCClassifier(
@@ -54,16 +68,8 @@ def test_a_dask_cluster_gives_the_labels_of_a_serial_fit(client, noisy_data):
     assert np.array_equal(on_cluster.labels_, serial.labels_)
 
 
-def test_the_training_data_is_scattered_once_per_fit(client, noisy_data, monkeypatch):
+def test_the_training_data_is_scattered_once_per_fit(client, noisy_data, scattered):
     X, y = noisy_data
-    scattered = []
-    scatter = distributed.Client.scatter
-
-    def recording_scatter(self, data, *args, **kwargs):
-        scattered.append(data)
-        return scatter(self, data, *args, **kwargs)
-
-    monkeypatch.setattr(distributed.Client, "scatter", recording_scatter)
     with parallel_config(backend="dask"):
         plc = forest_plc().fit(X, y)
     sent_X = [
@@ -76,18 +82,10 @@ def test_the_training_data_is_scattered_once_per_fit(client, noisy_data, monkeyp
     assert len(sent_X) == 1
 
 
-def test_each_halfs_rows_are_scattered_once(client, noisy_data, monkeypatch):
+def test_each_halfs_rows_are_scattered_once(client, noisy_data, scattered):
     # the check on halves runs in the fit's pool; under Dask each half's run
     # still sends its own rows once, not once per parallel call
     X, y = noisy_data
-    scattered = []
-    scatter = distributed.Client.scatter
-
-    def recording_scatter(self, data, *args, **kwargs):
-        scattered.append(data)
-        return scatter(self, data, *args, **kwargs)
-
-    monkeypatch.setattr(distributed.Client, "scatter", recording_scatter)
     with parallel_config(backend="dask"):
         plc = forest_plc().fit(X, y)
     sent_with_their_folds = [  # a block's data goes in one list, its folds after X
