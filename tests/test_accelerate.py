@@ -42,7 +42,8 @@ def run_worker(out, device, n_processes, proba_source="training_pass"):
             *arguments,
         ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S)
-    assert done.returncode == 0, done.stderr[-3000:]
+    written = sorted(path.name for path in out.glob("rank*.npz"))
+    assert done.returncode == 0, f"results written: {written}\n{done.stderr[-3000:]}"
     return [dict(np.load(path)) for path in sorted(out.glob("rank*.npz"))]
 
 
