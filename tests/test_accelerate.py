@@ -42,9 +42,10 @@ def run_worker(out, device, n_processes, proba_source="training_pass"):
             *arguments,
         ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S)
-    written = sorted(path.name for path in out.glob("rank*.npz"))
-    assert done.returncode == 0, f"results written: {written}\n{done.stderr[-3000:]}"
-    return [dict(np.load(path)) for path in sorted(out.glob("rank*.npz"))]
+    written = sorted(out.glob("rank*.npz"))
+    names = [path.name for path in written]
+    assert done.returncode == 0, f"results written: {names}\n{done.stderr[-3000:]}"
+    return [dict(np.load(path)) for path in written]
 
 
 @pytest.fixture(scope="module")
