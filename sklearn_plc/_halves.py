@@ -39,7 +39,9 @@ def split_halves(encoded, rng, groups):
     return list(splitter.split(np.zeros((encoded.shape[0], 1)), encoded, groups))
 
 
-def check_on_halves(X, given, classes, rng, groups, fit_halves, ending, weights=None):
+def check_on_halves(
+    X, given, classes, rng, groups, fit_halves, ending, weights=None, trusted=None
+):
     """The run's result made on each half and judged on the other (``halves_check_``).
 
     `fit_halves(part)` returns ``(run's model, plain model)``, both fitted on
@@ -47,9 +49,17 @@ def check_on_halves(X, given, classes, rng, groups, fit_halves, ending, weights=
     final fit, not checked again; the path decides which of its own verdicts
     a half's run takes) and the estimator on their labels as given. Each
     predicts the other half, whose labels it never saw, and
-    :func:`halves_verdict` compares them over every sample. Any path can be
-    checked this way, whatever its models. Warnings of the halves'
-    fits are silenced: each half warns as the run itself did.
+    :func:`halves_verdict` compares them over every sample but the
+    ``trusted`` ones. Any path can be checked this way, whatever its models.
+    Warnings of the halves' fits are silenced: each half warns as the run
+    itself did.
+
+    Reviewed (``trusted``) labels train both halves but judge neither: a
+    reviewer checks the top of the review list, the labels the run's models
+    dispute, so the models that made the corrections agree with the reviewed
+    answers more than a plain fit does whether or not the corrections help
+    the other labels; counted, they would tip the verdict towards keeping
+    corrections as soon as a few labels are reviewed.
 
     Parameters
     ----------
@@ -69,14 +79,22 @@ def check_on_halves(X, given, classes, rng, groups, fit_halves, ending, weights=
         The ending that is checked.
     weights : ndarray of shape (n_samples,) or None, default=None
         Each sample's weight in the verdict (:func:`judge_sample_weight`).
+    trusted : ndarray of bool of shape (n_samples,) or None, default=None
+        The reviewed labels, left out of the verdict (None: none).
 
     Returns
     -------
     selection : dict or None
         :func:`halves_verdict`'s, or None where a half cannot be run (a
-        ``ValueError``: a class too small for the folds of a half).
+        ``ValueError``: a class too small for the folds of a half) or no
+        sample is left to judge (every label trusted).
     """
     n_samples = given.shape[0]
+    judged = np.ones(n_samples, dtype=bool)
+    if trusted is not None:
+        judged &= ~np.asarray(trusted, dtype=bool)
+    if not judged.any():
+        return None
     predicted = np.empty(n_samples, dtype=np.intp)
     plain_predicted = np.empty(n_samples, dtype=np.intp)
     with warnings.catch_warnings():
@@ -92,11 +110,11 @@ def check_on_halves(X, given, classes, rng, groups, fit_halves, ending, weights=
                 axis=1
             )
     return halves_verdict(
-        predicted == given,
-        plain_predicted == given,
+        (predicted == given)[judged],
+        (plain_predicted == given)[judged],
         ending,
         EVIDENCE_STANDARD_ERRORS,
-        weights,
+        None if weights is None else weights[judged],
     )
 
 
