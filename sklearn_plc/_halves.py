@@ -39,9 +39,7 @@ def split_halves(encoded, rng, groups):
     return list(splitter.split(np.zeros((encoded.shape[0], 1)), encoded, groups))
 
 
-def check_on_halves(
-    X, given, classes, rng, groups, fit_halves, ending, weights=None, trusted=None
-):
+def check_on_halves(X, given, classes, rng, groups, fit_halves, ending, weights=None):
     """The run's result made on each half and judged on the other (``halves_check_``).
 
     `fit_halves(part)` returns ``(run's model, plain model)``, both fitted on
@@ -49,17 +47,9 @@ def check_on_halves(
     final fit, not checked again; the path decides which of its own verdicts
     a half's run takes) and the estimator on their labels as given. Each
     predicts the other half, whose labels it never saw, and
-    :func:`halves_verdict` compares them over every sample but the
-    ``trusted`` ones. Any path can be checked this way, whatever its models.
-    Warnings of the halves' fits are silenced: each half warns as the run
-    itself did.
-
-    Reviewed (``trusted``) labels train both halves but judge neither: a
-    reviewer checks the top of the review list, the labels the run's models
-    dispute, so the models that made the corrections agree with the reviewed
-    answers more than a plain fit does whether or not the corrections help
-    the other labels; counted, they would tip the verdict towards keeping
-    corrections as soon as a few labels are reviewed.
+    :func:`halves_verdict` compares them over every sample. Any path can be
+    checked this way, whatever its models. Warnings of the halves'
+    fits are silenced: each half warns as the run itself did.
 
     Parameters
     ----------
@@ -79,22 +69,14 @@ def check_on_halves(
         The ending that is checked.
     weights : ndarray of shape (n_samples,) or None, default=None
         Each sample's weight in the verdict (:func:`judge_sample_weight`).
-    trusted : ndarray of bool of shape (n_samples,) or None, default=None
-        The reviewed labels, left out of the verdict (None: none).
 
     Returns
     -------
     selection : dict or None
         :func:`halves_verdict`'s, or None where a half cannot be run (a
-        ``ValueError``: a class too small for the folds of a half) or no
-        sample is left to judge (every label trusted).
+        ``ValueError``: a class too small for the folds of a half).
     """
     n_samples = given.shape[0]
-    judged = np.ones(n_samples, dtype=bool)
-    if trusted is not None:
-        judged &= ~np.asarray(trusted, dtype=bool)
-    if not judged.any():
-        return None
     predicted = np.empty(n_samples, dtype=np.intp)
     plain_predicted = np.empty(n_samples, dtype=np.intp)
     with warnings.catch_warnings():
@@ -110,11 +92,11 @@ def check_on_halves(
                 axis=1
             )
     return halves_verdict(
-        (predicted == given)[judged],
-        (plain_predicted == given)[judged],
+        predicted == given,
+        plain_predicted == given,
         ending,
         EVIDENCE_STANDARD_ERRORS,
-        None if weights is None else weights[judged],
+        weights,
     )
 
 

@@ -410,49 +410,6 @@ def test_the_check_undoes_a_run_whose_halves_predict_clearly_worse():
     assert selection["gain"] == pytest.approx(-0.2)
 
 
-def test_reviewed_labels_do_not_judge_the_check():
-    labels = np.array([0, 1] * 30)
-    trusted = np.arange(60) < 12
-    # the run's models agree with the reviewed rows, where the plain ones do not
-    plain_wrong = np.where(trusted, 1 - labels, labels)
-
-    class PlainModel(_Predicts):
-        def predict_proba(self, X):
-            return np.eye(2)[plain_wrong[np.asarray(X)[:, 1]]]
-
-    rng = np.random.RandomState(0)
-    selection = check_on_halves(
-        _samples(labels),
-        labels,
-        np.array([0, 1]),
-        rng,
-        None,
-        lambda part: (_Predicts(), PlainModel()),
-        "c",
-        trusted=trusted,
-    )
-    assert selection["n_judged"] == 48 and selection["gain"] == 0.0
-
-
-def test_the_check_gives_up_where_every_label_is_reviewed():
-    def fit_halves(part):
-        raise AssertionError("no half is run without a sample to judge")
-
-    labels = np.array([0, 1] * 30)
-    rng = np.random.RandomState(0)
-    selection = check_on_halves(
-        _samples(labels),
-        labels,
-        np.array([0, 1]),
-        rng,
-        None,
-        fit_halves,
-        "c",
-        trusted=np.ones(60, dtype=bool),
-    )
-    assert selection is None
-
-
 def test_the_check_gives_up_where_a_half_cannot_be_run():
     def fit_halves(part):
         raise ValueError("a class too small for the folds")

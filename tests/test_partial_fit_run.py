@@ -325,14 +325,6 @@ def test_the_check_keeps_corrections_whose_halves_train_no_worse(hard_clean):
     assert np.any(plc.labels_ != noisy)
 
 
-def test_the_one_run_check_judges_on_the_labels_not_reviewed(hard_clean):
-    X, y = hard_clean
-    trusted = np.arange(y.shape[0]) < 100
-    model = MLPClassifier((32,), max_iter=60, random_state=0)
-    plc = PLCClassifier(model, random_state=0).fit(X, y, trusted=trusted)
-    assert plc.halves_check_["n_judged"] == y.shape[0] - 100
-
-
 def test_without_a_judge_the_one_run_is_not_checked(hard_clean):
     X, y = hard_clean
     model = MLPClassifier((32,), max_iter=60, random_state=0)

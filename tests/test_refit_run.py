@@ -821,14 +821,6 @@ def test_a_run_with_reviewed_labels_is_checked_with_them(noisy_blobs):
     assert plc.halves_check_ is not None
 
 
-def test_the_check_judges_on_the_labels_not_reviewed(noisy_blobs):
-    forest = RandomForestClassifier(n_estimators=30, random_state=0)
-    trusted = np.arange(len(noisy_blobs.X)) < 150
-    plc = PLCClassifier(forest, random_state=0)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
-    assert plc.halves_check_["n_judged"] == len(noisy_blobs.X) - 150
-
-
 def test_a_run_that_keeps_the_labels_is_not_checked(noisy_blobs):
     plc = PLCClassifier(LogisticRegression(), random_state=0)
     plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)

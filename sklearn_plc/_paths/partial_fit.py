@@ -227,8 +227,8 @@ class PartialFitPath:
 
         Each half's run and a plain ``fit`` on that half's labels as given
         predict the other half (:func:`~sklearn_plc._halves.check_on_halves`),
-        each sample weighed as the estimator weighs it; the ``trusted`` labels
-        train and do not judge. A half's run keeps its ``trusted`` labels.
+        each sample weighed as the estimator weighs it. A half's run keeps its
+        ``trusted`` labels.
         """
         n_samples = given.shape[0]
         half_rng = check_random_state(rng.randint(2**31 - 1))
@@ -252,7 +252,7 @@ class PartialFitPath:
             return half, plain
 
         return check_on_halves(
-            X, given, classes, rng, None, fit_halves, termination, weight, trusted
+            X, given, classes, rng, None, fit_halves, termination, weight
         )
 
     def _corrector(self, encoded, n_classes, trusted, sample_weight):

@@ -239,10 +239,9 @@ class RefitPath:
         again) and a plain fit on that half's labels as given predict the other
         half; :func:`~sklearn_plc._halves.halves_verdict` compares them with
         the given labels over every sample, each at `weight` (the judge's,
-        :func:`~sklearn_plc._judge.judge_sample_weight`), but the ``trusted``
-        ones, which train and do not judge. Returns None where a half cannot
-        be run (a class too small for the folds of a half) or every label is
-        trusted. A half's run keeps its ``trusted`` labels.
+        :func:`~sklearn_plc._judge.judge_sample_weight`). Returns None where a
+        half cannot be run (a class too small for the folds of a half). A
+        half's run keeps its ``trusted`` labels.
 
         Each half's run takes the act the run took (``forced_act``): where
         the run kept its corrections
@@ -288,7 +287,6 @@ class RefitPath:
             fit_halves,
             ending.termination,
             weight,
-            trusted,
         )
 
 
