@@ -14,32 +14,38 @@ halves contest): the check judges that act.
 import warnings
 
 import numpy as np
-from sklearn.model_selection import KFold, StratifiedGroupKFold, StratifiedKFold
+from sklearn.model_selection import StratifiedGroupKFold
 from sklearn.utils import _safe_indexing
 
+from ._draws import draw_seed, sample_keys, stratified_blocks
 from ._held_out import proba_per_class
 from ._judge import _weighted_mean
 from ._thresholds import EVIDENCE_STANDARD_ERRORS
 from .evidence import agreement_gain, agrees_clearly_worse
 
 
-def split_halves(encoded, rng, groups):
+def split_halves(encoded, rng, groups, ids=None):
     """Two halves of the samples: a list of two ``(one half, the other)`` index pairs.
 
-    Stratified by the given labels, a group on one side when `groups` are
-    given; a class with a single sample goes to one half.
+    Stratified by the given labels, each class's key order cut in two
+    (:func:`~sklearn_plc._draws.stratified_blocks`; `ids`, the samples'
+    identities for their keys, None: their positions), so that a label
+    changed moves at most a boundary sample of a class across; a group on
+    one side when `groups` are given.
     """
-    seed = rng.randint(2**31 - 1)
+    seed = draw_seed(rng)
     if groups is not None:
         splitter = StratifiedGroupKFold(2, shuffle=True, random_state=seed)
-    elif np.bincount(encoded).min() >= 2:
-        splitter = StratifiedKFold(2, shuffle=True, random_state=seed)
-    else:
-        splitter = KFold(2, shuffle=True, random_state=seed)
-    return list(splitter.split(np.zeros((encoded.shape[0], 1)), encoded, groups))
+        return list(splitter.split(np.zeros((encoded.shape[0], 1)), encoded, groups))
+    ids = np.arange(encoded.shape[0]) if ids is None else ids
+    second = stratified_blocks(sample_keys(seed, ids), encoded, 2).astype(bool)
+    first, second = np.flatnonzero(~second), np.flatnonzero(second)
+    return [(first, second), (second, first)]
 
 
-def check_on_halves(X, given, classes, rng, groups, fit_halves, ending, weights=None):
+def check_on_halves(
+    X, given, classes, rng, groups, fit_halves, ending, weights=None, ids=None
+):
     """The run's result made on each half and judged on the other (``halves_check_``).
 
     `fit_halves(part)` returns ``(run's model, plain model)``, both fitted on
@@ -69,6 +75,9 @@ def check_on_halves(X, given, classes, rng, groups, fit_halves, ending, weights=
         The ending that is checked.
     weights : ndarray of shape (n_samples,) or None, default=None
         Each sample's weight in the verdict (:func:`judge_sample_weight`).
+    ids : ndarray of int of shape (n_samples,) or None, default=None
+        The samples' identities for the halves' draw (:func:`split_halves`);
+        None: their positions.
 
     Returns
     -------
@@ -81,7 +90,7 @@ def check_on_halves(X, given, classes, rng, groups, fit_halves, ending, weights=
     plain_predicted = np.empty(n_samples, dtype=np.intp)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for part, other in split_halves(given, rng, groups):
+        for part, other in split_halves(given, rng, groups, ids):
             try:
                 model, plain = fit_halves(part)
             except ValueError:

@@ -10,32 +10,51 @@ with probability 1, as any model trained on one class would, and every fold's
 probabilities are placed in one column per class.
 """
 
+import warnings
 from numbers import Integral
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.model_selection import StratifiedKFold, check_cv
+from sklearn.model_selection import check_cv
 from sklearn.utils import _safe_indexing
 from sklearn.utils.parallel import delayed
 
+from ._draws import draw_seed, sample_keys, stratified_blocks
 from ._parallel import run_in_parallel
 from ._thresholds import OUT_OF_BAG_MIN_MEMBERS
 
 
-def make_splits(cv, X, encoded, rng, groups, train=None):
-    """The folds of `cv`; with `train`, folds of those samples only (global indices)."""
+def make_splits(cv, X, encoded, rng, groups, train=None, ids=None):
+    """The folds of `cv`; with `train`, folds of those samples only (global indices).
+
+    An int `cv` makes stratified folds by each class's key order
+    (:func:`~sklearn_plc._draws.stratified_blocks`; `ids`, the samples'
+    identities for their keys, None: their positions), so that a label
+    changed or a sample more moves at most a boundary sample of a class to
+    another fold; a splitter is used as given.
+    """
     if isinstance(cv, Integral):
         if groups is not None:
             raise ValueError(
                 f"groups were passed to fit, but cv={cv} makes "
-                "StratifiedKFold folds, which ignore groups. Pass a group-aware "
+                "stratified folds, which ignore groups. Pass a group-aware "
                 "splitter, e.g. cv=GroupKFold(5) or StratifiedGroupKFold(5)."
             )
-        splitter = StratifiedKFold(
-            n_splits=cv, shuffle=True, random_state=rng.randint(2**31 - 1)
-        )
-    else:
-        splitter = check_cv(cv, encoded, classifier=True)
+        seed = draw_seed(rng)
+        train = np.arange(encoded.shape[0]) if train is None else train
+        ids = train if ids is None else np.asarray(ids)[train]
+        counts = np.bincount(encoded[train])
+        if counts[counts > 0].min() < cv:
+            warnings.warn(
+                f"The least populated class in y has only "
+                f"{counts[counts > 0].min()} members, which is less than cv={cv}: "
+                f"a fold whose models never saw that class gives it probability 0.",
+                UserWarning,
+                stacklevel=2,
+            )
+        blocks = stratified_blocks(sample_keys(seed, ids), encoded[train], cv)
+        return [(train[blocks != fold], train[blocks == fold]) for fold in range(cv)]
+    splitter = check_cv(cv, encoded, classifier=True)
     if train is None:
         return list(splitter.split(X, encoded, groups))
     # splitters read only the number of rows from X

@@ -23,60 +23,64 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.model_selection import (
-    GroupShuffleSplit,
-    ShuffleSplit,
-    StratifiedShuffleSplit,
-)
+from sklearn.model_selection import GroupShuffleSplit
 from sklearn.pipeline import Pipeline
 
+from ._draws import draw_seed, sample_keys, within_class_quantiles
 from ._thresholds import EVIDENCE_STANDARD_ERRORS, FEW_TRUSTED
 from .correction import confidence_ratio
 from .evidence import agreement_gain, agrees_clearly_worse, memorisation_rate
 
 
-def split_validation(fraction, encoded, rng, groups):
+def split_validation(fraction, encoded, rng, groups, ids=None):
     """Set aside `fraction` of the samples: sorted ``(training, validation)`` indices.
 
-    Stratified by the given labels where every class can have a sample on both
-    sides, by `groups` when given, otherwise at random.
+    Stratified by the given labels (each class's samples whose keys rank in
+    its lowest `fraction`, :mod:`sklearn_plc._draws`; `ids`, the samples'
+    identities for their keys, None: their positions), or by `groups` when
+    given. Where no class is large enough to give one, the `fraction` of
+    the samples with the lowest keys.
     """
-    seed = rng.randint(2**31 - 1)
+    seed = draw_seed(rng)
     n_samples = encoded.shape[0]
-    counts = np.bincount(encoded)
-    counts = counts[counts > 0]
-    n_validation = int(np.ceil(fraction * n_samples))
     if groups is not None:
         splitter = GroupShuffleSplit(1, test_size=fraction, random_state=seed)
-    elif counts.min() >= 2 and (
-        counts.shape[0] <= n_validation <= n_samples - counts.shape[0]
-    ):
-        splitter = StratifiedShuffleSplit(1, test_size=fraction, random_state=seed)
-    else:
-        splitter = ShuffleSplit(1, test_size=fraction, random_state=seed)
-    try:
-        train, validation = next(
-            splitter.split(np.zeros((n_samples, 1)), encoded, groups)
-        )
-    except ValueError as error:  # e.g. one side would be empty
-        raise ValueError(
-            f"validation_fraction={fraction} cannot set samples aside from "
-            f"{n_samples}: {error} Use a validation_fraction that leaves "
-            f"samples on both sides, or validation_fraction=None."
-        ) from error
-    return np.sort(train), np.sort(validation)
+        try:
+            train, validation = next(
+                splitter.split(np.zeros((n_samples, 1)), encoded, groups)
+            )
+        except ValueError as error:  # e.g. one side would be empty
+            raise _cannot_set_aside(fraction, n_samples, f" {error}") from error
+        return np.sort(train), np.sort(validation)
+    keys = sample_keys(seed, np.arange(n_samples) if ids is None else ids)
+    set_aside = within_class_quantiles(keys, encoded) < fraction
+    if not set_aside.any():  # classes too small to stratify
+        n_validation = int(np.ceil(fraction * n_samples))
+        set_aside[np.argsort(keys)[:n_validation]] = True
+    if set_aside.all():
+        raise _cannot_set_aside(fraction, n_samples, "")
+    return np.flatnonzero(~set_aside), np.flatnonzero(set_aside)
+
+
+def _cannot_set_aside(fraction, n_samples, reason):
+    return ValueError(
+        f"validation_fraction={fraction} cannot set samples aside from "
+        f"{n_samples}:{reason} one side would be empty. Use a validation_fraction "
+        f"that leaves samples on both sides, or validation_fraction=None."
+    )
 
 
 def choose_judged_samples(
-    encoded, rng, groups, *, trusted, validation_fraction, can_set_aside
+    encoded, rng, groups, *, trusted, validation_fraction, can_set_aside, ids=None
 ):
     """The samples that judge, and those the correcting models train on.
 
-    Verified (``trusted``) labels train every correcting model: the
-    validation samples are drawn from the other samples (labels reviewed from
-    the top of a list are no random sample of the data), or by `groups`, a
-    group's verified samples judging with the rest of it. They judge alone
-    only where asked (``validation_fraction="trusted"``).
+    The validation samples are drawn whatever is verified (``trusted``): a
+    verified sample that the draw sets aside judges with its verified label
+    (and trains the final model), and the others train every correcting
+    model, so that a refit after a review trains and judges on the samples
+    the fit before it did (:mod:`sklearn_plc._draws`). The verified samples
+    judge alone only where asked (``validation_fraction="trusted"``).
 
     Parameters
     ----------
@@ -89,11 +93,14 @@ def choose_judged_samples(
     trusted : ndarray of bool or None
         Verified labels.
     validation_fraction : float, "trusted" or None
-        Share of the samples (of those not ``trusted``) that judge;
+        Share of the samples that judge;
         ``"trusted"``: the trusted samples judge; None judges on every sample.
     can_set_aside : bool
         False when the folds are given as index pairs, which cannot leave
         samples out: the judged samples are then judged in place.
+    ids : ndarray of int or None, default=None
+        The samples' identities for the draw (:mod:`sklearn_plc._draws`);
+        None: their positions.
 
     Returns
     -------
@@ -122,21 +129,9 @@ def choose_judged_samples(
         return None, None, judged
     if not can_set_aside or validation_fraction is None:
         return None, None, None
-    if trusted is None or groups is not None:
-        # a group stays whole: its verified samples judge with the rest of it
-        training, validation = split_validation(
-            validation_fraction, encoded, rng, groups
-        )
-        return training, validation, validation
-    unverified = np.flatnonzero(~trusted)
-    try:
-        _, validation = split_validation(
-            validation_fraction, encoded[unverified], rng, None
-        )
-    except ValueError:  # too few unverified labels to set any aside
-        return None, None, None
-    validation = unverified[validation]
-    training = np.setdiff1d(np.arange(encoded.shape[0]), validation)
+    training, validation = split_validation(
+        validation_fraction, encoded, rng, groups, ids
+    )
     return training, validation, validation
 
 

@@ -167,9 +167,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         User guide: "Where the confidence comes from".
 
     cv : int, cross-validation generator or iterable, default=3
-        Folds for ``confidence="cv"``; an int means a shuffled
-        :class:`~sklearn.model_selection.StratifiedKFold` seeded by
-        ``random_state``. 3 because PLC needs held-out probabilities, not the
+        Folds for ``confidence="cv"``; an int means shuffled stratified folds
+        seeded by ``random_state``, drawn so that a few labels changed or
+        verified move only a few samples to other folds (user guide,
+        "Verified labels"). 3 because PLC needs held-out probabilities, not the
         best held-out model, and 3 folds cost half of 5. Pass a group-aware
         splitter (with ``groups`` in ``fit``) when samples come in groups.
 
@@ -545,9 +546,12 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
         trusted : array-like of bool of shape (n_samples,), default=None
             True where the given label is verified (reviewed): never
-            corrected or left out, and it trains every correcting model (the
-            validation samples are drawn from the others). Any number, 1 to
-            all; with every label trusted the final model is the plain fit.
+            corrected or left out. The validation samples are drawn as
+            without it, so that a refit after a review trains and judges on
+            the samples the fit before it did: a verified sample the draw
+            sets aside judges with its verified label, the others train
+            every correcting model. Any number, 1 to all; with every label
+            trusted the final model is the plain fit.
             With ``validation_fraction="trusted"`` the trusted samples judge
             instead (see there). In a Pipeline, pass
             ``plcclassifier__trusted``.

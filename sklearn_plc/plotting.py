@@ -15,7 +15,7 @@ def _axes(ax):
 
 
 def purity_per_round(plc, y_noisy, y_clean):
-    """Label purity after each round, replayed from ``plc.corrections_``.
+    """Label purity after each record of ``plc.history_``, replayed from ``corrections_``.
 
     Parameters
     ----------
@@ -28,8 +28,11 @@ def purity_per_round(plc, y_noisy, y_clean):
 
     Returns
     -------
-    purity : ndarray of shape (``plc.n_iter_``,)
-        Fraction of labels equal to ``y_clean`` after each round.
+    purity : ndarray of shape (``len(plc.history_)``,)
+        Fraction of labels equal to ``y_clean`` after each round, and after
+        the undo where the run set its corrections back (the last record,
+        ``"undo": True``, which is not a round): the last entry is the
+        purity of ``plc.labels_``.
 
     Raises
     ------
@@ -58,8 +61,8 @@ def purity_per_round(plc, y_noisy, y_clean):
             f"{y_clean.shape[0]}."
         )
     log = plc.corrections_
-    purity = np.empty(plc.n_iter_)
-    for round_index in range(plc.n_iter_):
+    purity = np.empty(len(plc.history_))
+    for round_index in range(purity.shape[0]):
         in_round = log["round"] == round_index
         labels[_positions(log)[in_round]] = log["to"][in_round]
         purity[round_index] = np.mean(labels == y_clean)
@@ -104,14 +107,14 @@ def plot_correction_history(plc, *, y_noisy=None, y_clean=None, ax=None):
     if (y_noisy is None) != (y_clean is None):
         raise ValueError("Pass both y_noisy and y_clean to show purity, or neither.")
     ax = _axes(ax)
-    rounds = np.arange(plc.n_iter_)
+    rounds = np.arange(len(plc.history_))  # an undo is a record after the rounds
     counts = np.array([record["n_corrected"] for record in plc.history_])
     if y_clean is None:
         ax.bar(rounds, counts, color="C0", label="labels corrected")
     else:
         log = plc.corrections_
         to_clean = log["to"] == np.asarray(y_clean)[_positions(log)]
-        right = np.bincount(log["round"][to_clean], minlength=plc.n_iter_)
+        right = np.bincount(log["round"][to_clean], minlength=rounds.shape[0])
         ax.bar(rounds, right, color="C2", label="corrected to the clean label")
         ax.bar(
             rounds,

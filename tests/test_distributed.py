@@ -92,4 +92,5 @@ def test_each_halfs_rows_are_scattered_once(client, noisy_data, scattered):
         data[0] for data in scattered if isinstance(data, list) and data[0] is not X
     ]
     assert plc.halves_check_ is not None
-    assert [rows.shape for rows in sent_with_their_folds] == [(X.shape[0] // 2, 8)] * 2
+    assert len(sent_with_their_folds) == 2
+    assert sum(rows.shape[0] for rows in sent_with_their_folds) == X.shape[0]

@@ -100,7 +100,7 @@ def _same_report(first, second):
 
 def test_a_fitted_plc_reports_its_labels_with_its_weighed_relabels(noisy_blobs):
     b = noisy_blobs
-    plc = PLCClassifier(DecisionTreeClassifier(max_depth=4), random_state=0)
+    plc = PLCClassifier(DecisionTreeClassifier(max_depth=4), random_state=4)
     plc.fit(b.X, b.y_noisy)
     report = label_recovery_report(b.y_clean, b.y_noisy, plc)
     assert report["n_weighed"] > 0

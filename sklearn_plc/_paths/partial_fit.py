@@ -231,7 +231,7 @@ class PartialFitPath:
         ``trusted`` labels.
         """
         n_samples = given.shape[0]
-        half_rng = check_random_state(rng.randint(2**31 - 1))
+        half_seed = rng.randint(2**31 - 1)  # each half's run draws as the other
         weight = judge_sample_weight(
             estimator, classes, given, fit_params.get("sample_weight")
         )
@@ -246,7 +246,7 @@ class PartialFitPath:
                 classes,
                 per_sample_params(fit_params, part, n_samples),
                 None if trusted is None else trusted[part],
-                half_rng,
+                check_random_state(half_seed),
             )
             plain = plain_fit(estimator, X, given, part, classes, fit_params)
             return half, plain

@@ -146,15 +146,23 @@ class RefitPath:
             X, encoded, classes, estimator_params, trusted, groups, sample_weight
         )
 
-    def _run(self, X, encoded, classes, fit_params, trusted, groups, sample_weight):
-        """:meth:`run` on fit parameters already routed to the estimator."""
+    def _run(
+        self, X, encoded, classes, fit_params, trusted, groups, sample_weight, ids=None
+    ):
+        """:meth:`run` on fit parameters already routed to the estimator.
+
+        `ids`: the samples' identities for the run's random splits (a half's
+        run keeps the rows of the whole run's data, so that its splits move
+        with the whole run's, :mod:`sklearn_plc._draws`); None: positions.
+        """
         settings = self.settings
+        ids = np.arange(encoded.shape[0]) if ids is None else ids
         rng = check_random_state(settings.random_state)
         estimator = self.estimator
         if settings.random_state is not None:
             estimator = seed_unset_random_states(clone(estimator), rng)
         validation, judged, splits = _judged_samples_and_folds(
-            settings, X, encoded, classes, trusted, rng, groups
+            settings, X, encoded, classes, trusted, rng, groups, ids
         )
         context = RefitContext(
             settings=settings,
@@ -168,6 +176,7 @@ class RefitPath:
             rng=rng,
             validation=validation,
             splits=splits,
+            ids=ids,
             continuing=settings.confidence == "in_sample"
             and sets_warm_start(estimator),
         )
@@ -272,6 +281,7 @@ class RefitPath:
                 _rows(trusted, part),
                 _rows(context.groups, part),
                 _rows(context.sample_weight, part),
+                context.ids[part],
             )
             plain = fit_fold(
                 clone(context.estimator), X, given, part, classes, fit_params
@@ -287,6 +297,7 @@ class RefitPath:
             fit_halves,
             ending.termination,
             weight,
+            context.ids,
         )
 
 
@@ -314,7 +325,7 @@ def relabel_weight_key(settings, estimator):
     return key
 
 
-def _judged_samples_and_folds(settings, X, encoded, classes, trusted, rng, groups):
+def _judged_samples_and_folds(settings, X, encoded, classes, trusted, rng, groups, ids):
     """``(validation, judged, splits)``: who judges, and the loop's folds.
 
     ``validation``: the samples no correcting model trains on (the
@@ -333,6 +344,7 @@ def _judged_samples_and_folds(settings, X, encoded, classes, trusted, rng, group
             trusted=trusted,
             validation_fraction=settings.validation_fraction,
             can_set_aside=not (settings.confidence == "cv" and folds_given),
+            ids=ids,
         )
     if settings.confidence != "cv":
         return validation, judged, None
@@ -349,7 +361,7 @@ def _judged_samples_and_folds(settings, X, encoded, classes, trusted, rng, group
         )
     else:
         check_cv_against_classes(settings.cv, classes.shape[0], encoded)
-    splits = make_splits(settings.cv, X, encoded, rng, groups, train=training)
+    splits = make_splits(settings.cv, X, encoded, rng, groups, train=training, ids=ids)
     return validation, judged, splits
 
 

@@ -76,6 +76,9 @@ class RefitContext:
         The samples no correcting model trains on.
     splits : list of (ndarray, ndarray) or None
         The loop's folds (``confidence="cv"``); None otherwise.
+    ids : ndarray of int or None
+        The samples' identities for the run's random splits
+        (:mod:`sklearn_plc._draws`); None: their positions.
     continuing : bool
         In sample, an estimator that continues training on each fit
         (``warm_start``).
@@ -92,6 +95,7 @@ class RefitContext:
     rng: object
     validation: np.ndarray | None = None
     splits: list | None = None
+    ids: np.ndarray | None = None
     continuing: bool = False
 
     @property
@@ -250,7 +254,12 @@ def fit_requested(context, request, corrector, judge):
                 X,
                 labels,
                 make_splits(
-                    context.settings.cv, X, labels, context.rng, context.groups
+                    context.settings.cv,
+                    X,
+                    labels,
+                    context.rng,
+                    context.groups,
+                    ids=context.ids,
                 ),
                 classes,
                 fit_params=fit_params,
