@@ -15,7 +15,7 @@ def _axes(ax):
 
 
 def purity_per_round(plc, y_noisy, y_clean):
-    """Label purity after each record of ``plc.history_``, replayed from ``corrections_``.
+    """Label purity after each record of ``plc.history_``, from ``corrections_``.
 
     Parameters
     ----------

@@ -443,9 +443,7 @@ def test_a_refit_with_trusted_labels_judges_on_the_same_samples(noisy_blobs):
     after = PLCClassifier(forest, random_state=0).fit(
         noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted
     )
-    np.testing.assert_array_equal(
-        after.validation_indices_, before.validation_indices_
-    )
+    np.testing.assert_array_equal(after.validation_indices_, before.validation_indices_)
 
 
 @pytest.mark.parametrize("confidence", ["cv", "oob"])
