@@ -7,7 +7,8 @@ answer would change in the final fit: labels it kept against its models, or
 relabelled on thin evidence, before labels it relabelled with strong evidence.
 A reviewer checks the top of that list, keeps or corrects each label, and PLC
 is fitted again with those labels marked ``trusted``: they are never changed
-or left out, and they train every model that corrects the rest.
+or left out, and the refit draws the validation samples and folds the fit
+before it drew, so it differs only where the reviewed labels do.
 
 Here the reviewer is simulated by the clean labels of digits with 35%
 feature-dependent (PMD Type-I) noise, and reviews in batches, each from the
