@@ -44,11 +44,12 @@ def make_splits(cv, X, encoded, rng, groups, train=None, ids=None):
         train = np.arange(encoded.shape[0]) if train is None else train
         ids = train if ids is None else np.asarray(ids)[train]
         counts = np.bincount(encoded[train])
-        if counts[counts > 0].min() < cv:
+        smallest = counts[counts > 0].min()
+        if smallest < cv:
             warnings.warn(
-                f"The least populated class in y has only "
-                f"{counts[counts > 0].min()} members, which is less than cv={cv}: "
-                f"a fold whose models never saw that class gives it probability 0.",
+                f"The least populated class in y has only {smallest} members, "
+                f"which is less than cv={cv}: a fold whose models never saw "
+                f"that class gives it probability 0.",
                 UserWarning,
                 stacklevel=2,
             )

@@ -4,8 +4,9 @@ Three questions, each answered on samples whose labels no judged model trained
 on, and from the given labels alone unless verified (``trusted``) ones exist:
 
 - **which samples judge** (:func:`choose_judged_samples`): stratified
-  validation samples, ``validation_fraction`` of those not ``trusted``, or
-  the ``trusted`` samples where ``validation_fraction="trusted"``;
+  validation samples, ``validation_fraction`` of all, drawn as without the
+  ``trusted`` ones, or the ``trusted`` samples where
+  ``validation_fraction="trusted"``;
 - **whether the model memorises its labels and can judge them**
   (:func:`memorisation_evidence`, :func:`memorises`, :func:`can_judge`),
   measured in the first round; a model that does not memorise, or that surely

@@ -216,8 +216,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         judge weighs each judged sample as the estimator weighs it
         (``class_weight``, ``sample_weight``), plainly otherwise. 0.2
         leaves enough to judge and most to correct with. The validation
-        samples are drawn from those not ``trusted`` (``fit``): verified
-        labels train every correcting model and are never changed.
+        samples are drawn whatever is ``trusted`` (``fit``), so that a refit
+        after a review judges on the samples the fit before it did: a
+        verified label the draw sets aside judges with its verified label,
+        the others train every correcting model; none is ever changed.
         ``"trusted"``: the trusted samples judge instead, and any measured
         loss undoes; use it where they are a random sample of the data (a
         gold set), a few hundred at least, never for labels reviewed from the
