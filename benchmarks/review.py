@@ -6,10 +6,9 @@ clean labels) who reviews in a loop: k = 25 labels of an order, a refit with
 them, then the next labels up to the next k (50, 100, 200, 400) from the
 refit's own order, each reviewed label getting its true label:
 
-- **PLC**: ``review_list()`` (its default ranking; a refit lists its reviewed
-  labels last and ranks the rest), then the samples it does not dispute, the
-  least sure first; PLC is fitted again with every reviewed label marked
-  ``trusted``;
+- **PLC**: ``review_list()`` (its default ranking, every sample, the least
+  sure first; a refit lists its reviewed labels last and ranks the rest); PLC
+  is fitted again with every reviewed label marked ``trusted``;
 - **cleanlab**: cleanlab's label-quality order (``label_issues_df`` of the
   ``CleanLearning`` fit, lowest quality first), and ``CleanLearning`` fitted
   again on the reviewed labels (cleanlab's own workflow);
@@ -136,7 +135,7 @@ def run_cell(dataset, model, noise, seed, split, orders, ks):
         if order_name.startswith("cleanlab"):
             quality = fitted.label_issues_df["label_quality"].to_numpy()
             return np.argsort(quality, kind="stable")
-        rank = "likelihood" if order_name == "PLC-likelihood" else "change"
+        rank = "likelihood" if order_name == "PLC-likelihood" else "uncertainty"
         return plc_ranking(fitted, rank)
 
     row["after"] = {}

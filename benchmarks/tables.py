@@ -563,15 +563,8 @@ REVIEW_KS = (50, 100, 200)
 
 
 def plc_ranking(plc, rank):
-    """Every sample in the order a reviewer of PLC's list checks them.
-
-    The review list (``review_list(rank=rank)``), then the samples PLC does
-    not dispute, the least sure first (a reviewer who goes on past the list).
-    """
-    listed = np.asarray(plc.review_list(rank=rank)["position"])
-    rest = np.setdiff1d(np.arange(plc.labels_.shape[0]), listed)
-    top = np.nan_to_num(plc.label_evidence_["top_proba"][rest], nan=1.0)
-    return np.concatenate([listed, rest[np.argsort(top, kind="stable")]])
+    """Every sample in the order of PLC's list (``review_list(rank=rank)``)."""
+    return np.asarray(plc.review_list(rank=rank)["position"])
 
 
 def _review_precision(ranking, *, y_noisy, y_clean):
@@ -1180,7 +1173,8 @@ def _recovery_lines(summary, meta):
             "### Review lists",
             "",
             "The share of truly wrong labels among the first k samples of PLC's "
-            "review list (`review_list()`, the given label's probability over the "
+            'review list in its audit ranking (`review_list(rank="likelihood")`: '
+            "the disputed labels by the given label's probability over the "
             "top class's, lowest first, then the labels it does not dispute, the "
             "least sure first) / of cleanlab's ranking (its "
             "`label_quality`, lowest first), on the same noisy labels. Means over "

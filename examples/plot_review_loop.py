@@ -1,11 +1,12 @@
 """
-Reviewing the disputed labels: PLC's list, a person's check, and a refit
-========================================================================
+Reviewing labels: PLC's list, a person's check, and a refit
+===========================================================
 
-PLC ranks the labels it disputes (``review_list()``) by what a reviewer's
-answer would change in the final fit: labels it kept against its models, or
-relabelled on thin evidence, before labels it relabelled with strong evidence.
-A reviewer checks the top of that list, keeps or corrects each label, and PLC
+PLC ranks every training sample (``review_list()``) by where a reviewer's
+answer would move its models most: the samples its models are least sure of
+first, whether it disputes their labels or not, and labels it relabelled with
+strong evidence late, as a review would only confirm them. A reviewer checks
+the top of that list, keeps or corrects each label, and PLC
 is fitted again with those labels marked ``trusted``: they are never changed
 or left out, and the refit draws the validation samples and folds the fit
 before it drew, so it differs only where the reviewed labels do.
@@ -37,17 +38,18 @@ _, y_noisy = noise.fit_resample(X_train, y_train)
 # %%
 # The list
 # --------
-# One fit on the noisy labels. Each row is a disputed label: the given and the
-# suggested class, what PLC did, and its evidence, ranked by ``change_proba``,
-# the chance that the true label differs from what the final fit trained on.
+# One fit on the noisy labels. Each row is a sample: the given and the
+# suggested class, whether PLC disputes the label, what it did, and its
+# evidence, ranked by ``top_proba``, the models' surety of their top class,
+# lowest first.
 
 plc = PLCClassifier(random_state=0).fit(X_train, y_noisy)
 rows = plc.review_list()
-print(rows.head(5)[["sample", "given", "suggested", "action", "change_proba"]])
+print(rows.head(5)[["sample", "given", "suggested", "disputed", "action", "top_proba"]])
 wrong = y_noisy != y_train
 already_right = plc.labels_ == y_train
 likely_wrong = plc.review_list(rank="likelihood")  # the audit ranking
-for name, ranked in (("change", rows), ("likelihood", likely_wrong)):
+for name, ranked in (("uncertainty", rows), ("likelihood", likely_wrong)):
     top = ranked["position"][:100]
     print(
         f"rank={name!r}: {wrong[top].mean():.0%} of the first 100 are wrong labels "
@@ -63,18 +65,9 @@ for name, ranked in (("change", rows), ("likelihood", likely_wrong)):
 # where it was right, corrected where it was wrong), and the next batch comes
 # from the new fit's own order, up to 200 and 400. A refit's ``review_list()``
 # lists the labels already reviewed last (``reviewed``) and ranks the rest with
-# what the reviewed labels taught its models. PLC's order is its list, then the
-# labels it does not dispute, the least sure first; cleanlab's is its label
-# quality on out-of-fold probabilities of the same model, recomputed on the
-# reviewed labels; the third order is random.
-
-
-def plc_order(model):
-    """Every sample, in the order a reviewer of PLC's list checks them."""
-    listed = np.asarray(model.review_list()["position"])
-    rest = np.setdiff1d(np.arange(len(y_noisy)), listed)
-    top = np.nan_to_num(model.label_evidence_["top_proba"][rest], nan=1.0)
-    return np.concatenate([listed, rest[np.argsort(top, kind="stable")]])
+# what the reviewed labels taught its models. PLC's order is its list;
+# cleanlab's is its label quality on out-of-fold probabilities of the same
+# model, recomputed on the reviewed labels; the third order is random.
 
 
 def cleanlab_order(labels):
@@ -97,7 +90,7 @@ for name in ("PLC's review list", "cleanlab's label quality", "random"):
         if name == "random":
             order = random_order
         elif name == "PLC's review list":
-            order = plc_order(model)
+            order = np.asarray(model.review_list()["position"])
         else:
             order = cleanlab_order(y_reviewed)
         new = order[~np.isin(order, reviewed)][: budget - len(reviewed)]

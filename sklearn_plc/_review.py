@@ -1,10 +1,10 @@
-"""The labels PLC disputes, as a list for a person to review.
+"""The review list: every sample, the most worth a person's review first.
 
 A pure function of a fitted run's attributes (:func:`review_rows`);
 ``PLCClassifier.review_list`` turns its columns into a DataFrame where pandas is
-installed. Two rankings: by what a reviewer's answer would change in the
-final fit (:func:`change_proba`, the default), or by how likely the given
-label is wrong (``given_ratio``, for an audit of the labels as given).
+installed. Two rankings (:func:`review_order`): where a reviewer's answer would
+move the models most, the least sure first (the default), or by how likely the
+given label is wrong (``given_ratio``, for an audit of the labels as given).
 """
 
 import numpy as np
@@ -40,7 +40,9 @@ def given_labels(labels, corrections):
     return given
 
 
-RANKS = ("change", "likelihood")
+RANKS = ("uncertainty", "likelihood")
+# Why a label nobody disputes was kept
+AGREED = "kept: the models agree with it"
 
 
 def change_proba(*, labels, given, set_aside, relabel_weight, evidence):
@@ -52,9 +54,9 @@ def change_proba(*, labels, given, set_aside, relabel_weight, evidence):
     ``w``) mixes the two, ``w (1 - p_new) + (1 - w) (1 - p_given)``; a sample
     left out of the final fit takes whatever answer the reviewer gives, which
     differs from the model's own best guess with probability ``1 - top_proba``.
-    So a label PLC relabelled with strong evidence ranks low (a review would
+    So a label PLC relabelled with strong evidence scores low (a review would
     confirm it), and one it kept against its models, or relabelled on thin
-    evidence, ranks high.
+    evidence, scores high.
 
     Returns
     -------
@@ -73,6 +75,32 @@ def change_proba(*, labels, given, set_aside, relabel_weight, evidence):
     return change
 
 
+def review_order(*, rank, top_proba, given_ratio, disputed, reviewed):
+    """Every sample's place in the review, the most worth a review first.
+
+    ``rank="uncertainty"``: the least sure top class first (``top_proba``
+    lowest), whatever the label: the samples where a reviewer's answer is most
+    likely to differ from what the models predict, and so to move them; ties
+    go to the more disputed label (``given_ratio`` lowest).
+    ``rank="likelihood"``: the disputed samples first, their given labels
+    least likely first (``given_ratio`` lowest), ties to the surer top class;
+    then the rest, the least sure first. The reviewed samples come last, and
+    within each group the samples the probabilities do not cover (NaN).
+
+    Returns
+    -------
+    order : ndarray of int of shape (n_samples,)
+    """
+    top = top_proba.astype(np.float64)
+    ratio = np.nan_to_num(given_ratio.astype(np.float64), nan=np.inf)
+    if rank == "uncertainty":
+        keys = (ratio, np.nan_to_num(top, nan=np.inf))
+    else:  # ties: the surer top class among disputes, the less sure after them
+        ties = np.where(disputed, -top, top)
+        keys = (np.nan_to_num(ties, nan=np.inf), ratio, ~disputed)
+    return np.lexsort((*keys, reviewed))  # the last key sorts first
+
+
 def review_rows(
     *,
     labels,
@@ -84,20 +112,22 @@ def review_rows(
     held_out,
     trusted=None,
     row_index=None,
-    rank="change",
+    rank="uncertainty",
 ):
-    """One row per disputed sample, the review's most useful first.
+    """One row per sample, the review's most useful first.
 
     A sample is disputed where the last averaged probabilities put another
     class above its given label (``given_ratio < 1``), where its label was
-    changed, or where the final fit left it out. ``rank="change"`` ranks the
-    rows by :func:`change_proba`, highest first: the answers most likely to
-    change what the final fit trains on. ``rank="likelihood"`` ranks them by
-    ``given_ratio`` (the given label's probability over the top one), lowest
-    first: the labels most likely wrong as given, whatever PLC did with them.
-    Ties go to the higher top probability. The samples already reviewed
-    (``trusted``) come after every other row, marked, so that a reviewer is
-    not asked for them again.
+    changed, or where the final fit left it out. ``rank="uncertainty"`` ranks
+    the rows by ``top_proba``, lowest first, disputed or not
+    (:func:`review_order`): an answer moves the models most where they are
+    least sure, and where feature-dependent noise made the labels' majority
+    wrong the models agree with wrong labels, which only such an order
+    reaches. ``rank="likelihood"`` ranks the disputed rows by ``given_ratio``
+    (the given label's probability over the top one), lowest first, then the
+    rest: the labels most likely wrong as given, whatever PLC did with them.
+    The samples already reviewed (``trusted``) come after every other row,
+    marked, so that a reviewer is not asked for them again.
 
     Parameters
     ----------
@@ -118,7 +148,7 @@ def review_rows(
         The labels verified at the fit (``trusted_``).
     row_index : ndarray of shape (n_samples,) or None, default=None
         X's row labels (``row_index_``); None: positions.
-    rank : {"change", "likelihood"}, default="change"
+    rank : {"uncertainty", "likelihood"}, default="uncertainty"
         The ranking (above).
 
     Returns
@@ -126,23 +156,30 @@ def review_rows(
     rows : dict of ndarray
         ``"sample"`` (X's index label of the row where X had an index, else
         its position), ``"position"`` (the row's position in X), ``"reviewed"``
-        (its label was ``trusted``), ``"given"``, ``"suggested"``, ``"action"``
-        (``"relabelled"``, ``"left out"`` or ``"kept"``), ``"reason"``,
-        ``"change_proba"``, ``"given_ratio"``, ``"top_proba"``,
-        ``"first_disputed_round"``, ``"weight"`` (of the final label) and
-        ``"held_out"``.
+        (its label was ``trusted``), ``"disputed"``, ``"given"``,
+        ``"suggested"``, ``"action"`` (``"relabelled"``, ``"left out"`` or
+        ``"kept"``), ``"reason"``, ``"change_proba"`` (:func:`change_proba`),
+        ``"given_ratio"``, ``"top_proba"``, ``"first_disputed_round"``,
+        ``"weight"`` (of the final label) and ``"held_out"``.
     """
     if rank not in RANKS:
         raise ValueError(
             f"rank must be one of {', '.join(map(repr, RANKS))}; got {rank!r}. "
-            f"'change' ranks by what a review would change in the final fit, "
-            f"'likelihood' by how likely the given label is wrong."
+            f"'uncertainty' ranks by where an answer would move the models "
+            f"most (the least sure first), 'likelihood' by how likely the given "
+            f"label is wrong."
         )
     ratio = evidence["given_ratio"]
     changed = labels != given
     disputed = (np.nan_to_num(ratio, nan=1.0) < 1) | changed | set_aside
-    samples = np.flatnonzero(disputed)
     reviewed = np.zeros(labels.shape[0], dtype=bool) if trusted is None else trusted
+    samples = review_order(
+        rank=rank,
+        top_proba=evidence["top_proba"],
+        given_ratio=ratio,
+        disputed=disputed,
+        reviewed=reviewed,
+    )
     change = change_proba(
         labels=labels,
         given=given,
@@ -150,26 +187,19 @@ def review_rows(
         relabel_weight=relabel_weight,
         evidence=evidence,
     )
-    key = (
-        -np.nan_to_num(change[samples], nan=-np.inf)
-        if rank == "change"
-        else np.nan_to_num(ratio[samples], nan=np.inf)
-    )
-    order = np.lexsort(
-        (-np.nan_to_num(evidence["top_proba"][samples]), key, reviewed[samples])
-    )
-    samples = samples[order]
     action = np.where(
         set_aside[samples], "left out", np.where(changed[samples], "relabelled", "kept")
     )
     reason = np.array([_reason(a, termination) for a in action], dtype=object)
     weighed = (relabel_weight[samples] < 1) & (action == "relabelled")
     reason[weighed] = "relabelled, the final fit weighing it against the given label"
+    reason[~disputed[samples]] = AGREED
     reason[reviewed[samples]] = "kept: reviewed (trusted)"
     return {
         "sample": samples if row_index is None else row_index[samples],
         "position": samples,
         "reviewed": reviewed[samples],
+        "disputed": disputed[samples],
         "given": given[samples],
         "suggested": evidence["suggested"][samples],
         "action": action,

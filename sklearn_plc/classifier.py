@@ -619,33 +619,36 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         return self
 
-    def review_list(self, rank="change"):
-        """The labels PLC disputes, one row each, the review's most useful first.
+    def review_list(self, rank="uncertainty"):
+        """Every training sample, one row each, the most worth a review first.
 
-        A row per label the last averaged probabilities put below another
-        class, that PLC changed, or that the final fit left out: the sample,
-        its given and suggested label, what PLC did and why, and the evidence.
-        Check the top rows, then fit again with the
+        A row per sample: its given and suggested label, whether PLC disputes
+        it (the last averaged probabilities put another class above its given
+        label, PLC changed it, or the final fit left it out), what PLC did and
+        why, and the evidence. Check the top rows, then fit again with the
         labels you verified marked ``trusted``: those rows are then marked
-        ``"reviewed"`` and listed last. ``"sample"`` is the row's label in X's
-        index where X is a pandas DataFrame or Series (``X.loc[rows["sample"]]``),
-        else its position; ``"position"`` is always its position. User guide:
-        "Reviewing the disputed labels".
+        ``"reviewed"`` and listed last, and the rest are ranked by what the
+        reviewed labels taught the models. ``"sample"`` is the row's label in
+        X's index where X is a pandas DataFrame or Series
+        (``X.loc[rows["sample"]]``), else its position; ``"position"`` is
+        always its position. User guide: "Reviewing labels".
 
         Parameters
         ----------
-        rank : {"change", "likelihood"}, default="change"
-            ``"change"``: by ``change_proba``, highest first, the chance that
-            the reviewer's answer differs from what the final fit trained on
-            (its label, weighed as it was; a left-out sample's, the model's
-            best guess). Labels PLC kept against its models, or relabelled on
-            thin evidence, come first; labels it relabelled with strong
-            evidence come late, as a review would mostly confirm them. It
-            spends a reviewer's time where an answer changes the refit.
-            ``"likelihood"``: by ``given_ratio`` (the given label's
-            probability over the top class's), lowest first, the labels most
-            likely wrong as given whatever PLC did: for an audit of the
-            labels themselves.
+        rank : {"uncertainty", "likelihood"}, default="uncertainty"
+            ``"uncertainty"``: by ``top_proba``, lowest first, disputed or not:
+            the samples where a reviewer's answer is most likely to differ
+            from what the models predict, and so to move them. A label PLC
+            relabelled with strong evidence comes late, as a review would only
+            confirm it; an undisputed one the models are unsure of comes
+            early, since under feature-dependent noise the models agree with
+            wrong labels where those are the majority, and a list of disputes
+            never reaches them. It spends a review budget where the answers
+            raise accuracy most. ``"likelihood"``: the disputed rows first, by
+            ``given_ratio`` (the given label's probability over the top
+            class's), lowest first, the labels most likely wrong as given
+            whatever PLC did: for an audit of the labels themselves
+            (``rows[rows["disputed"]]``).
 
         Returns
         -------

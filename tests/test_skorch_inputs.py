@@ -331,6 +331,6 @@ def test_a_nets_review_list_covers_its_training_samples(data):
     model = plc(make_net(max_epochs=8), min_correction_rate=0).fit(X, flipped)
     rows = model.review_list()
     assert not rows["held_out"].any()  # the training passes' outputs
-    assert rows["change_proba"].is_monotonic_decreasing
+    assert rows["top_proba"].is_monotonic_increasing
     changed = np.flatnonzero(model.labels_ != flipped)
     assert set(changed) <= set(rows["sample"])
