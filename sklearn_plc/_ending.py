@@ -114,6 +114,10 @@ class EndingSettings:
         The run has folds (``"cv"``) that can be fitted again.
     trusted : bool
         Verified labels judge (any measured loss undoes).
+    leaves_out : bool, default=False
+        A half's run in the check on halves of a run that left a
+        non-memorising model's sure disputes out: it leaves its own out,
+        with no verdict of its own, so that the check judges that act.
     """
 
     doubtful: str
@@ -122,6 +126,7 @@ class EndingSettings:
     weighable: bool
     refits_folds: bool
     trusted: bool
+    leaves_out: bool = False
 
 
 @dataclass(frozen=True)
@@ -292,7 +297,7 @@ def end_of_run(evidence, settings):
         and evidence.validation is not None
         and not settings.trusted
     ):
-        outcome = _sure_disputes_left_out(evidence)
+        outcome = _sure_disputes_left_out(evidence, settings.leaves_out)
         if isinstance(outcome, FitRequest):
             return outcome
         set_aside, selection = outcome
@@ -516,7 +521,7 @@ def _removal_candidate(evidence, settings, selection, restore):
     return {**selection, "removal": verdict}, None
 
 
-def _sure_disputes_left_out(evidence):
+def _sure_disputes_left_out(evidence, forced=False):
     """A non-memorising model's sure disputes, where leaving them out is clearly better.
 
     Its sure disputes are the samples whose first-round held-out label
@@ -525,7 +530,9 @@ def _sure_disputes_left_out(evidence):
     with the judged samples' given labels better than the first round's by
     more than ``LEAVE_OUT_STANDARD_ERRORS`` standard errors, paired, every
     sure dispute is left out of the final fit: the judged ones too (the
-    comparison tests the rule, not the particular samples).
+    comparison tests the rule, not the particular samples). `forced` (a
+    half's run in the check on halves of a run that left them out): they are
+    left out with no fit and no verdict.
 
     Returns
     -------
@@ -543,6 +550,10 @@ def _sure_disputes_left_out(evidence):
     disputed = keep_every_class(trained & sure, labels)
     if not disputed.any():
         return None, None
+    if forced:
+        set_aside = keep_every_class(sure, labels)
+        selection = {"compared": "set_aside", "chosen": True, "forced": True}
+        return set_aside, {**selection, "n_set_aside": int(set_aside.sum())}
     if "left_out" not in evidence.fitted:
         return FitRequest("left_out", left_out=disputed)
     agrees = evidence.fitted["left_out"]

@@ -21,7 +21,7 @@ from ._draws import draw_seed, sample_keys, stratified_blocks
 from ._held_out import proba_per_class
 from ._judge import _weighted_mean
 from ._thresholds import EVIDENCE_STANDARD_ERRORS
-from .evidence import agreement_gain, agrees_clearly_worse
+from .evidence import agreement_gain, agrees_clearly_worse, could_call_worse
 
 
 def split_halves(encoded, rng, groups, ids=None):
@@ -122,7 +122,12 @@ def halves_verdict(agrees, plain_agrees, ending, standard_errors, weights=None):
     on the other half's labels as given. The run's result is undone where the
     paired gain is below ``-standard_errors`` standard errors by one sample
     more (:func:`~sklearn_plc.evidence.agrees_clearly_worse`), each sample at
-    its `weights` (:func:`judge_sample_weight`; None: equal).
+    its `weights` (:func:`judge_sample_weight`; None: equal). It is undone
+    too where so few samples are predicted differently that no outcome could
+    have called it worse (:func:`~sklearn_plc.evidence.could_call_worse`: one
+    or two at a bar of one standard error): a result that changes almost no
+    prediction has no evidence for it, and acting without evidence is not
+    the default.
 
     Parameters
     ----------
@@ -137,11 +142,16 @@ def halves_verdict(agrees, plain_agrees, ending, standard_errors, weights=None):
     selection : dict
         As :func:`corrections_verdict` gives it, with ``"compared": "halves"``,
         ``"round"`` None, ``"weighed"`` False, ``"ending"`` and ``"undone"``
-        (``"chosen"`` its opposite).
+        (``"chosen"`` its opposite), ``"n_differ"`` (the samples predicted
+        differently) and ``"too_few_differ"`` (whether that alone undid it).
     """
     gain, standard_error = agreement_gain(agrees, plain_agrees, sample_weight=weights)
     n_judged = int(agrees.shape[0])
-    undone = agrees_clearly_worse(gain, standard_error, n_judged, standard_errors)
+    n_differ = int(np.count_nonzero(agrees != plain_agrees))
+    too_few_differ = not could_call_worse(n_differ, n_judged, standard_errors)
+    undone = too_few_differ or agrees_clearly_worse(
+        gain, standard_error, n_judged, standard_errors
+    )
     return {
         "compared": "halves",
         "chosen": not undone,
@@ -155,4 +165,6 @@ def halves_verdict(agrees, plain_agrees, ending, standard_errors, weights=None):
         "weighed": False,
         "sample_weighted": weights is not None,
         "ending": ending,
+        "n_differ": n_differ,
+        "too_few_differ": too_few_differ,
     }

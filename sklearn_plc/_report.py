@@ -209,6 +209,15 @@ def _outcome(plc, n_changed):
             f"its own errors as often as the labels'; a stronger model can judge"
             f"{_random_set_aside(plc)}."
         )
+    if condition == "undone" and selection.get("too_few_differ"):
+        return (
+            f"PLC set its result ({_ENDED[selection['ending']]}) aside and kept "
+            f"the labels as given: made again on each half of the samples, its "
+            f"models, each predicting the other half, predicted "
+            f"{selection['n_differ']} of the {selection['n_judged']} samples "
+            f"differently from models trained on the labels as given, too few "
+            f"for any verdict to call it worse, so nothing shows that it helps."
+        )
     if condition == "undone" and selection["compared"] == "halves":
         return (
             f"PLC set its result ({_ENDED[selection['ending']]}) aside and kept "

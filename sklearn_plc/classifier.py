@@ -231,11 +231,13 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         of the samples and each half's final model predicts the other half,
         whose labels it never saw, directly or through a correction (each
         half's run takes the act the run took: it keeps its corrections, with
-        no validation samples or memorisation test to stop them, or it
-        contests them); where
+        no validation samples or memorisation test to stop them, contests
+        them, or leaves its sure disputes out); where
         those models agree clearly worse with the given labels than plain fits
-        on the halves (one standard error and one sample), the result is
-        undone (``halves_check_``). For a ``partial_fit`` learner in one run
+        on the halves (one standard error and one sample), or predict so few
+        samples differently (one or two) that no verdict could call them
+        worse, the result is undone (``halves_check_``): a result with no
+        evidence for it is not kept. For a ``partial_fit`` learner in one run
         (``"eval_pass"``), which sets no samples aside, this check is the
         judge; ``None`` turns it off there too. The judge cannot see noise
         whose majority is the wrong class. User guide: "Undoing corrections
@@ -371,9 +373,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     halves_check_ : dict or None
         The check of the run's result on halves (see ``validation_fraction``):
         as ``selection_``, with ``"compared": "halves"``, the ``"ending"`` it
-        checked and ``"undone"``; the evidence is the held-out agreement of
-        every sample. Where it undid the result, ``selection_`` is this dict,
-        with the verdict it replaced under ``"replaced"``. None where it did not
+        checked, ``"undone"``, ``"n_differ"`` (the samples the two sets of
+        models predicted differently) and ``"too_few_differ"`` (undone for
+        that alone); the evidence is the held-out agreement of every sample.
+        Where it undid the result, ``selection_`` is this dict, with the
+        verdict it replaced under ``"replaced"``. None where it did not
         run: the result was a plain fit's labels, the judge does not act
         (``validation_fraction=None`` or ``"trusted"``, ``confidence="in_sample"``,
         a skorch net), the folds are given as index pairs, or a half could

@@ -145,6 +145,41 @@ def agrees_clearly_worse(gain, standard_error, n_samples, standard_errors):
     return gain + 1 / n_samples < -standard_errors * standard_error
 
 
+def could_call_worse(n_differ, n_samples, standard_errors):
+    """Whether a paired comparison with `n_differ` discordant samples can say "worse".
+
+    :func:`agrees_clearly_worse` needs the loss to clear its bar by one
+    sample. Where so few samples are predicted differently that the candidate
+    would not be called worse even were every one of them against it (one or
+    two samples at a bar of one standard error), the comparison holds no
+    evidence about the candidate either way: its verdict was never at stake.
+
+    Parameters
+    ----------
+    n_differ : int
+        The samples on which the two predictions differ.
+    n_samples : int
+        The number of samples compared.
+    standard_errors : float >= 0
+        The bar ``k`` of :func:`agrees_clearly_worse`.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from sklearn_plc.evidence import could_call_worse
+    >>> could_call_worse(2, 124, 1.0), could_call_worse(3, 124, 1.0)
+    (False, True)
+    """
+    if n_differ == 0:
+        return False
+    share = n_differ / n_samples
+    standard_error = np.sqrt(max(share - share**2, 0.0) / n_samples)
+    return agrees_clearly_worse(-share, standard_error, n_samples, standard_errors)
+
+
 def memorisation_rate(in_sample_agrees, out_of_fold_agrees):
     """Share of the labels a model contradicts out of fold that it fits in sample.
 

@@ -496,6 +496,15 @@ def test_the_sure_disputes_are_left_out_only_on_a_clear_gain(n_agree):
         assert ending.set_aside is None
 
 
+def test_a_halfs_run_forced_to_leave_out_its_sure_disputes_fits_nothing_more():
+    forced = settings(doubtful="auto", leaves_out=True)
+    ending = end_of_run(not_memorising(), forced)
+    assert ending.termination == "not_memorising" and ending.selection["forced"]
+    # every sure dispute, the validation samples' too, as a chosen leave-out
+    assert ending.set_aside.sum() == ending.selection["n_set_aside"] == 30
+    np.testing.assert_array_equal(ending.labels, GIVEN)
+
+
 def test_trusted_judges_never_leave_out_a_non_memorising_models_disputes():
     ending = end_of_run(not_memorising(), settings(doubtful="auto", trusted=True))
     assert ending.selection is None and ending.set_aside is None

@@ -5,6 +5,7 @@ from sklearn_plc.evidence import (
     agreement_gain,
     agrees_clearly_worse,
     confident_label_issues,
+    could_call_worse,
     memorisation_rate,
 )
 
@@ -133,3 +134,13 @@ def test_noise_that_moves_labels_both_ways_drains_no_class():
     proba[:10] = [0.1, 0.9]  # 10 wrong each way
     proba[50:60] = [0.9, 0.1]
     assert np.isinf(drained_class_caps(proba, labels, 2.0)).all()
+
+
+@pytest.mark.parametrize("n_samples", [25, 124, 10_000])
+def test_a_comparison_of_two_differing_samples_can_never_say_worse(n_samples):
+    assert not could_call_worse(2, n_samples, 1.0)
+    assert could_call_worse(3, n_samples, 1.0)
+
+
+def test_a_higher_bar_needs_more_differing_samples_to_say_worse():
+    assert not could_call_worse(5, 100, 2.0) and could_call_worse(6, 100, 2.0)

@@ -319,9 +319,25 @@ def test_the_check_on_halves_undoes_a_result_that_agrees_clearly_worse():
 
 def test_the_check_on_halves_keeps_a_result_within_its_bar():
     plain = np.ones(100, dtype=bool)
+    plain[:10] = False
     slightly_worse = plain.copy()
-    slightly_worse[:1] = False  # one discordant sample never undoes
-    assert not halves_verdict(slightly_worse, plain, "converged", 1.0)["undone"]
+    slightly_worse[:4] = True  # four gains, six losses: within a standard error
+    slightly_worse[10:16] = False
+    selection = halves_verdict(slightly_worse, plain, "converged", 1.0)
+    assert selection["gain"] < 0 and not selection["undone"]
+    assert selection["n_differ"] == 10 and not selection["too_few_differ"]
+
+
+@pytest.mark.parametrize("n_differ", [0, 1, 2])
+def test_the_check_on_halves_undoes_a_result_that_changes_too_few_predictions(
+    n_differ,
+):
+    plain = np.ones(100, dtype=bool)
+    better = plain.copy()
+    plain[:n_differ] = False  # even where every one of them is a gain
+    selection = halves_verdict(better, plain, "converged", 1.0)
+    assert selection["undone"] and selection["too_few_differ"]
+    assert selection["n_differ"] == n_differ
 
 
 def test_the_check_on_halves_weighs_each_sample():

@@ -943,3 +943,18 @@ def test_a_run_forced_to_relabel_corrects_a_model_the_memorisation_test_stops(
     assert plc.termination_condition_ in ("converged", "max_iter")
     assert plc.memorisation_["rate"] < 0.1  # recorded, and not acted on
     assert (plc.labels_ != y_noisy).any()
+
+
+def test_the_halves_of_a_non_memorising_run_leave_out_their_sure_disputes(
+    halves_settings,
+):
+    # naive Bayes on noisy digits: its sure disputes are left out, on clear evidence
+    X, y = load_digits(return_X_y=True)
+    y_noisy = flip_labels_with_matrix(
+        y, uniform_transition_matrix(10, 0.3), random_state=0
+    )
+    plc = PLCClassifier(GaussianNB(), random_state=0).fit(X, y_noisy)
+    assert plc.termination_condition_ == "not_memorising" and plc.set_aside_.any()
+    assert [s.forced_act for s, _ in halves_settings] == ["leave_out"] * 2
+    # each half's run left its own out, so the check compares two different fits
+    assert plc.halves_check_["n_differ"] > 0

@@ -215,6 +215,22 @@ def test_verbose_says_when_the_halves_undid_the_result(capsys):
     assert "on 600 judged samples, each half predicted by models fitted" in out
 
 
+def test_verbose_says_when_the_halves_found_too_few_predictions_changed(capsys):
+    from sklearn.datasets import load_wine
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_wine(return_X_y=True)  # right labels; a few relabelled
+    model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+    plc = PLCClassifier(model, random_state=3, verbose=1).fit(X, y)
+    assert plc.termination_condition_ == "undone"
+    np.testing.assert_array_equal(plc.labels_, y)
+    out = capsys.readouterr().out
+    n_differ = plc.halves_check_["n_differ"]
+    assert f"predicted {n_differ} of the 178 samples differently" in out
+    assert "too few for any verdict to call it worse" in out
+
+
 def test_verbose_says_when_the_halves_confirmed_the_result(noisy_blobs, capsys):
     forest = RandomForestClassifier(n_estimators=30, random_state=0)
     PLCClassifier(forest, random_state=2, verbose=1).fit(

@@ -38,8 +38,10 @@ class RunSettings:
     of the same names, but ``forced_act``: the act a half's run in the check
     on halves takes whatever its own verdicts say (``"relabel"``: it keeps
     its corrections, past the memorisation and weak-model tests;
-    ``"contest"``: it contests them; None, as ``fit`` sets it: its verdicts
-    decide).
+    ``"contest"``: it contests them; ``"leave_out"``: it stops after the
+    first round with the labels as given and leaves its sure disputes out,
+    as a non-memorising run whose leave-out was chosen; None, as ``fit``
+    sets it: its verdicts decide).
     """
 
     correction: dict

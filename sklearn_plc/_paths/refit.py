@@ -257,7 +257,9 @@ class RefitPath:
         (:data:`~sklearn_plc._ending.KEPT_CORRECTIONS`), each half's run keeps
         its own, past the memorisation and weak-model tests, and sets no
         validation samples aside, so no verdict of its own undoes or contests
-        them; where the run contested, each half's run contests. A half whose
+        them; where the run contested, each half's run contests; where a
+        model that does not memorise left its sure disputes out, each half's
+        run leaves its own out, whatever its verdict. A half whose
         own verdict or gate chose the labels as given would fit the plain
         model, and the check would see no difference at all.
         """
@@ -270,6 +272,8 @@ class RefitPath:
             settings = replace(settings, validation_fraction=None, forced_act="relabel")
         elif ending.termination == "corrections_contested":
             settings = replace(settings, forced_act="contest")
+        elif ending.termination == "not_memorising":  # its sure disputes left out
+            settings = replace(settings, forced_act="leave_out")
 
         def fit_halves(part):
             half = RefitPath(settings, context.estimator, checks_on_halves=False)
@@ -398,6 +402,7 @@ def _end(context, loop, corrector, judge):
         weighable=context.weight_key is not None,
         refits_folds=context.splits is not None,
         trusted=settings.validation_fraction == "trusted",
+        leaves_out=settings.forced_act == "leave_out",
     )
     evidence = _evidence(context, loop, corrector, judge)
     ending = end_of_run(evidence, ending_settings)
@@ -472,6 +477,8 @@ def _loop(context, corrector, judge):
                     loop.stopped = fitted.refusal
                 elif settings.forced_act == "contest":  # needs the first round only
                     loop.stopped = "corrections_contested"
+                elif settings.forced_act == "leave_out":  # the same
+                    loop.stopped = "not_memorising"
                 elif stops_early and judge.shows_harm(EARLY_UNDO_STANDARD_ERRORS):
                     loop.stopped = "undone"  # the end of the run undoes
             correct = loop.stopped not in LABELS_GIVEN
