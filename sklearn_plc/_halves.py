@@ -147,8 +147,8 @@ def halves_verdict(agrees, plain_agrees, ending, standard_errors, weights=None):
     """
     gain, standard_error = agreement_gain(agrees, plain_agrees, sample_weight=weights)
     n_judged = int(agrees.shape[0])
-    n_differ = int(np.count_nonzero(agrees != plain_agrees))
-    too_few_differ = not could_call_worse(n_differ, n_judged, standard_errors)
+    differ = agrees != plain_agrees
+    too_few_differ = not could_call_worse(differ, standard_errors, weights)
     undone = too_few_differ or agrees_clearly_worse(
         gain, standard_error, n_judged, standard_errors
     )
@@ -165,6 +165,6 @@ def halves_verdict(agrees, plain_agrees, ending, standard_errors, weights=None):
         "weighed": False,
         "sample_weighted": weights is not None,
         "ending": ending,
-        "n_differ": n_differ,
+        "n_differ": int(differ.sum()),
         "too_few_differ": too_few_differ,
     }

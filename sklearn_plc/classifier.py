@@ -232,12 +232,12 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         whose labels it never saw, directly or through a correction (each
         half's run takes the act the run took: it keeps its corrections, with
         no validation samples or memorisation test to stop them, contests
-        them, or leaves its sure disputes out); where
-        those models agree clearly worse with the given labels than plain fits
-        on the halves (one standard error and one sample), or predict so few
-        samples differently (one or two) that no verdict could call them
-        worse, the result is undone (``halves_check_``): a result with no
-        evidence for it is not kept. For a ``partial_fit`` learner in one run
+        them, or leaves its sure disputes out); where those models agree
+        clearly worse with the given labels than plain fits on the halves (one
+        standard error and one sample), or predict so few samples differently
+        (one or two, equally weighted) that no verdict could call them worse,
+        the result is undone (``halves_check_``): a result with no evidence
+        for it is not kept. For a ``partial_fit`` learner in one run
         (``"eval_pass"``), which sets no samples aside, this check is the
         judge; ``None`` turns it off there too. The judge cannot see noise
         whose majority is the wrong class. User guide: "Undoing corrections

@@ -145,23 +145,24 @@ def agrees_clearly_worse(gain, standard_error, n_samples, standard_errors):
     return gain + 1 / n_samples < -standard_errors * standard_error
 
 
-def could_call_worse(n_differ, n_samples, standard_errors):
-    """Whether a paired comparison with `n_differ` discordant samples can say "worse".
+def could_call_worse(differ, standard_errors, sample_weight=None):
+    """Whether a paired comparison in which `differ` disagree could say "worse".
 
     :func:`agrees_clearly_worse` needs the loss to clear its bar by one
     sample. Where so few samples are predicted differently that the candidate
     would not be called worse even were every one of them against it (one or
-    two samples at a bar of one standard error), the comparison holds no
-    evidence about the candidate either way: its verdict was never at stake.
+    two samples at a bar of one standard error, equally weighted), the
+    comparison holds no evidence about the candidate either way: its verdict
+    was never at stake.
 
     Parameters
     ----------
-    n_differ : int
-        The samples on which the two predictions differ.
-    n_samples : int
-        The number of samples compared.
+    differ : array-like of bool of shape (n_samples,)
+        Whether the two predictions of each sample differ.
     standard_errors : float >= 0
         The bar ``k`` of :func:`agrees_clearly_worse`.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        The comparison's weights (:func:`agreement_gain`).
 
     Returns
     -------
@@ -169,15 +170,20 @@ def could_call_worse(n_differ, n_samples, standard_errors):
 
     Examples
     --------
+    >>> import numpy as np
     >>> from sklearn_plc.evidence import could_call_worse
-    >>> could_call_worse(2, 124, 1.0), could_call_worse(3, 124, 1.0)
-    (False, True)
+    >>> differ = np.zeros(124, dtype=bool)
+    >>> differ[:2] = True
+    >>> could_call_worse(differ, 1.0)
+    False
+    >>> differ[2] = True
+    >>> could_call_worse(differ, 1.0)
+    True
     """
-    if n_differ == 0:
-        return False
-    share = n_differ / n_samples
-    standard_error = np.sqrt(max(share - share**2, 0.0) / n_samples)
-    return agrees_clearly_worse(-share, standard_error, n_samples, standard_errors)
+    differ = np.asarray(differ, dtype=bool)
+    reference = np.ones(differ.shape[0], dtype=bool)
+    gain, standard_error = agreement_gain(~differ, reference, sample_weight)
+    return agrees_clearly_worse(gain, standard_error, differ.shape[0], standard_errors)
 
 
 def memorisation_rate(in_sample_agrees, out_of_fold_agrees):

@@ -138,9 +138,17 @@ def test_noise_that_moves_labels_both_ways_drains_no_class():
 
 @pytest.mark.parametrize("n_samples", [25, 124, 10_000])
 def test_a_comparison_of_two_differing_samples_can_never_say_worse(n_samples):
-    assert not could_call_worse(2, n_samples, 1.0)
-    assert could_call_worse(3, n_samples, 1.0)
+    differ = np.arange(n_samples) < 2
+    assert not could_call_worse(differ, 1.0)
+    assert could_call_worse(np.arange(n_samples) < 3, 1.0)
 
 
 def test_a_higher_bar_needs_more_differing_samples_to_say_worse():
-    assert not could_call_worse(5, 100, 2.0) and could_call_worse(6, 100, 2.0)
+    assert not could_call_worse(np.arange(100) < 5, 2.0)
+    assert could_call_worse(np.arange(100) < 6, 2.0)
+
+
+def test_heavy_differing_samples_can_say_worse_on_their_own():
+    differ = np.arange(100) < 2
+    weights = np.where(differ, 10.0, 1.0)  # a rare class weighed up
+    assert could_call_worse(differ, 1.0, weights)
