@@ -551,20 +551,18 @@ def _sure_disputes_left_out(evidence, forced=False):
     if not disputed.any():
         return None, None
     if forced:
-        set_aside = keep_every_class(sure, labels)
         selection = {"compared": "set_aside", "chosen": True, "forced": True}
-        return set_aside, {**selection, "n_set_aside": int(set_aside.sum())}
-    if "left_out" not in evidence.fitted:
+    elif "left_out" not in evidence.fitted:
         return FitRequest("left_out", left_out=disputed)
-    agrees = evidence.fitted["left_out"]
-    if agrees is None:  # too few samples left in a fold (k-NN: n_neighbors)
+    elif evidence.fitted["left_out"] is None:  # a fold too small (k-NN)
         return None, None
-    selection = leave_out_verdict(
-        agrees,
-        evidence.reference.agrees,
-        LEAVE_OUT_STANDARD_ERRORS,
-        evidence.judged_weight,
-    )
+    else:
+        selection = leave_out_verdict(
+            evidence.fitted["left_out"],
+            evidence.reference.agrees,
+            LEAVE_OUT_STANDARD_ERRORS,
+            evidence.judged_weight,
+        )
     set_aside = keep_every_class(sure, labels)
     selection["n_set_aside"] = int(set_aside.sum())
     return (set_aside if selection["chosen"] else None), selection

@@ -209,21 +209,22 @@ def _outcome(plc, n_changed):
             f"its own errors as often as the labels'; a stronger model can judge"
             f"{_random_set_aside(plc)}."
         )
-    if condition == "undone" and selection.get("too_few_differ"):
-        return (
-            f"PLC set its result ({_ENDED[selection['ending']]}) aside and kept "
-            f"the labels as given: made again on each half of the samples, its "
-            f"models, each predicting the other half, predicted "
-            f"{selection['n_differ']} of the {selection['n_judged']} samples "
-            f"differently from models trained on the labels as given, too few "
-            f"for any verdict to call it worse, so nothing shows that it helps."
-        )
     if condition == "undone" and selection["compared"] == "halves":
+        if selection.get("too_few_differ"):
+            why = (
+                f"its models, each predicting the other half, predicted "
+                f"{selection['n_differ']} of the {selection['n_judged']} samples "
+                f"differently from models trained on the labels as given, too few "
+                f"for any verdict to call it worse, so nothing shows that it helps"
+            )
+        else:
+            why = (
+                f"it trained models that agreed worse with the other half's labels "
+                f"than models trained on them as given: {_judged(selection)}"
+            )
         return (
             f"PLC set its result ({_ENDED[selection['ending']]}) aside and kept "
-            f"the labels as given: made again on each half of the samples, it "
-            f"trained models that agreed worse with the other half's labels "
-            f"than models trained on them as given: {_judged(selection)}."
+            f"the labels as given: made again on each half of the samples, {why}."
         )
     if condition == "undone":
         return (
