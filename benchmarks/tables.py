@@ -538,12 +538,6 @@ def run_cell(
                     halves_standard_error=check["standard_error"],
                     halves_undone=check["undone"],
                 )
-                if "contest" in check:  # a contested run's choice on halves
-                    row[method].update(
-                        contest_gain=check["contest"]["gain"],
-                        contest_standard_error=check["contest"]["standard_error"],
-                        contest_corrections_kept=check["contest"]["corrections_kept"],
-                    )
             if model.selection_ is not None:  # the held-out evidence for the labels
                 row[method].update(
                     holdout_compared=model.selection_["compared"],

@@ -304,8 +304,6 @@ def run_cell(dataset, model, noise, seed, plc_params, cleanlab=True):
     row["undone"] = bool(selection is not None and selection.get("undone"))
     check = getattr(plc, "halves_check_", None)
     row["halves_undone"] = None if check is None else bool(check["undone"])
-    if check is not None and "contest" in check:  # a contested run's choice
-        row["contest_corrections_kept"] = check["contest"]["corrections_kept"]
     row["n_set_aside"] = int(plc.set_aside_.sum())
     row["n_weighed"] = int(np.count_nonzero(plc.relabel_weight_ < 1))
     row["memorisation"] = plc.memorisation_

@@ -118,11 +118,6 @@ class EndingSettings:
         A half's run in the check on halves of a run that left a
         non-memorising model's sure disputes out: it leaves its own out,
         with no verdict of its own, so that the check judges that act.
-    keeps_corrections : bool, default=False
-        The check on halves preferred the run's corrections to the contest
-        its validation samples chose
-        (:func:`~sklearn_plc._halves.contest_verdict`): the run keeps them,
-        with no contest and no removal weighed against them.
     """
 
     doubtful: str
@@ -132,7 +127,6 @@ class EndingSettings:
     refits_folds: bool
     trusted: bool
     leaves_out: bool = False
-    keeps_corrections: bool = False
 
 
 @dataclass(frozen=True)
@@ -282,9 +276,7 @@ def end_of_run(evidence, settings):
             return request
         if selection is not None and selection["undone"]:
             restore, stopped = True, "undone"
-    if contests or (
-        not settings.keeps_corrections and _contests(selection, stopped, settings)
-    ):
+    if contests or _contests(selection, stopped, settings):
         if "contest" not in evidence.fitted:
             return FitRequest("contest")
         proba = evidence.fitted["contest"]
@@ -309,9 +301,7 @@ def end_of_run(evidence, settings):
         if isinstance(outcome, FitRequest):
             return outcome
         set_aside, selection = outcome
-    if not settings.keeps_corrections and _removal_is_a_candidate(
-        evidence, settings, stopped
-    ):
+    if _removal_is_a_candidate(evidence, settings, stopped):
         outcome = _removal_candidate(evidence, settings, selection, restore)
         if isinstance(outcome, FitRequest):
             return outcome

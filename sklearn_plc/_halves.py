@@ -85,49 +85,28 @@ def check_on_halves(
         :func:`halves_verdict`'s, or None where a half cannot be run (a
         ``ValueError``: a class too small for the folds of a half).
     """
-    predicted = halves_predictions(X, given, classes, rng, groups, fit_halves, ids)
-    if predicted is None:
-        return None
-    model_predicted, plain_predicted = predicted
+    n_samples = given.shape[0]
+    predicted = np.empty(n_samples, dtype=np.intp)
+    plain_predicted = np.empty(n_samples, dtype=np.intp)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for part, other in split_halves(given, rng, groups, ids):
+            try:
+                model, plain = fit_halves(part)
+            except ValueError:
+                return None
+            X_other = _safe_indexing(X, other)
+            predicted[other] = proba_per_class(model, X_other, classes).argmax(axis=1)
+            plain_predicted[other] = proba_per_class(plain, X_other, classes).argmax(
+                axis=1
+            )
     return halves_verdict(
-        model_predicted == given,
+        predicted == given,
         plain_predicted == given,
         ending,
         EVIDENCE_STANDARD_ERRORS,
         weights,
     )
-
-
-def halves_predictions(X, given, classes, rng, groups, fit_halves, ids=None):
-    """Each sample's class as predicted by models fitted on the other half.
-
-    `fit_halves(part)` returns a sequence of models, each fitted on the
-    samples `part` only; each predicts the other half. The halves are drawn
-    once (:func:`split_halves`), so that the models' predictions pair sample
-    by sample. Warnings of the halves' fits are silenced: each half warns as
-    the run itself did.
-
-    Returns
-    -------
-    predicted : ndarray of int of shape (n_models, n_samples) or None
-        Row ``i`` holds model ``i``'s predictions (indices into `classes`);
-        None where a half cannot be run (a ``ValueError``: a class too small
-        for the folds of a half).
-    """
-    predicted = None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for part, other in split_halves(given, rng, groups, ids):
-            try:
-                models = fit_halves(part)
-            except ValueError:
-                return None
-            if predicted is None:
-                predicted = np.empty((len(models), given.shape[0]), dtype=np.intp)
-            X_other = _safe_indexing(X, other)
-            for row, model in zip(predicted, models, strict=True):
-                row[other] = proba_per_class(model, X_other, classes).argmax(axis=1)
-    return predicted
 
 
 def halves_verdict(agrees, plain_agrees, ending, standard_errors, weights=None):
@@ -188,45 +167,4 @@ def halves_verdict(agrees, plain_agrees, ending, standard_errors, weights=None):
         "ending": ending,
         "n_differ": int(differ.sum()),
         "too_few_differ": too_few_differ,
-    }
-
-
-def contest_verdict(corrections_agrees, contest_agrees, weights=None):
-    """Whether the run's corrections, made on each half, beat its contest there.
-
-    A run contests where its validation samples measure the corrections a
-    little worse than the labels as given, not clearly (a loss within a
-    standard error of a fifth of the samples): a choice between two acts,
-    the corrections and the labels as given less confident learning's
-    disputes, that its judge could not tell apart. The check on halves makes
-    both on each half and predicts the other half with each, so every sample
-    judges the choice, paired; the corrections are preferred where they agree
-    better with the given labels there, the contest otherwise (a tie
-    included). The path keeps the corrections only where the contest and
-    they both stand against the plain fits (:func:`halves_verdict`).
-
-    Parameters
-    ----------
-    corrections_agrees, contest_agrees : ndarray of bool of shape (n_samples,)
-        Whether each sample's prediction, by the half models of the
-        corrections and of the contest fitted on the other half, is its given
-        label.
-    weights : ndarray of shape (n_samples,) or None, default=None
-        Each sample's weight (:func:`judge_sample_weight`; None: equal).
-
-    Returns
-    -------
-    verdict : dict
-        ``"gain"`` and ``"standard_error"`` of the corrections' agreement
-        over the contest's, ``"n_differ"`` (the samples the two predict
-        differently) and ``"corrections_better"``.
-    """
-    gain, standard_error = agreement_gain(
-        corrections_agrees, contest_agrees, sample_weight=weights
-    )
-    return {
-        "gain": gain,
-        "standard_error": standard_error,
-        "n_differ": int(np.sum(corrections_agrees != contest_agrees)),
-        "corrections_better": bool(gain > 0),
     }

@@ -165,36 +165,12 @@ def outcome_line(plc, n_changed):
     """
     line = _outcome(plc, n_changed)
     check = getattr(plc, "halves_check_", None)
-    if check is None:
-        return line
-    if "contest" in check:
-        line = f"{line.rstrip('.')}. {_contest_choice(check['contest'])}."
-    if check["undone"]:
+    if check is None or check["undone"]:
         return line
     return (
         f"{line.rstrip('.')}. Made again on each half of the samples, it did not "
         f"agree clearly worse with the other half's labels than a plain fit: "
         f"{_judged(check)}."
-    )
-
-
-def _contest_choice(choice):
-    """How the check on halves chose between a contested run's two acts."""
-    if choice["corrections_kept"]:
-        chosen = "the corrections agreed better than the contest, so they stand"
-    elif choice["corrections_better"]:
-        chosen = (
-            "the corrections agreed better than the contest but not as a "
-            "result that stands against a plain fit, so the contest was checked"
-        )
-    else:
-        chosen = "the contest agreed at least as well as the corrections"
-    return (
-        f"The validation samples could not tell the corrections from the labels "
-        f"as given without the disputed samples (the contest); made both ways on "
-        f"each half of the samples, {chosen}: a gain of {choice['gain']:+.3f} ± "
-        f"{choice['standard_error']:.3f} for the corrections, {choice['n_differ']} "
-        f"samples predicted differently"
     )
 
 

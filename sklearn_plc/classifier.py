@@ -237,10 +237,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         standard error and one sample), or predict so few samples differently
         (one or two, equally weighted) that no verdict could call them worse,
         the result is undone (``halves_check_``): a result with no evidence
-        for it is not kept. Where the validation samples contested the
-        corrections (a loss too small to undo), the halves make both acts and
-        keep the corrections if they agree better than the contest and both
-        stand. For a ``partial_fit`` learner in one run
+        for it is not kept. For a ``partial_fit`` learner in one run
         (``"eval_pass"``), which sets no samples aside, this check is the
         judge; ``None`` turns it off there too. The judge cannot see noise
         whose majority is the wrong class. User guide: "Undoing corrections
@@ -379,12 +376,6 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         checked, ``"undone"``, ``"n_differ"`` (the samples the two sets of
         models predicted differently) and ``"too_few_differ"`` (undone for
         that alone); the evidence is the held-out agreement of every sample.
-        For a contested run, ``"contest"`` holds the halves' choice between
-        the corrections and the contest: the corrections' ``"gain"`` over the
-        contest, its ``"standard_error"``, ``"n_differ"``,
-        ``"corrections_better"`` and ``"corrections_kept"`` (they replaced the
-        contest: ``termination_condition_`` is then ``"converged"`` or
-        ``"max_iter"``).
         Where it undid the result, ``selection_`` is this dict, with the
         verdict it replaced under ``"replaced"``. None where it did not
         run: the result was a plain fit's labels, the judge does not act

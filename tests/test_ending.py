@@ -243,7 +243,6 @@ def test_corrections_judged_at_no_loss_are_kept(noisy_blobs, without_halves_chec
 # --- the end of a run as a function of its evidence -------------------------------
 
 from sklearn_plc._ending import (  # noqa: E402
-    Ending,
     EndingSettings,
     FitRequest,
     RunEvidence,
@@ -415,18 +414,6 @@ def test_a_run_forced_to_contest_is_not_undone_by_its_verdict():
     run = run.with_fitted("contest", sure_of_class_0())
     ending = end_of_run(run, settings(doubtful="auto"))
     assert ending.termination == "corrections_contested"
-
-
-def test_corrections_the_halves_prefer_to_the_contest_are_kept_without_one():
-    run = evidence(corrected_agree=79).with_fitted("contest", sure_of_class_0())
-    ending = end_of_run(run, settings(doubtful="auto", keeps_corrections=True))
-    assert ending.termination == "converged" and not ending.restore_given_labels
-    np.testing.assert_array_equal(ending.labels, CORRECTED)
-
-
-def test_corrections_the_halves_prefer_are_not_displaced_by_a_removal():
-    ending = end_of_run(memorising(), settings(doubtful="auto", keeps_corrections=True))
-    assert isinstance(ending, Ending) and ending.termination == "converged"
 
 
 def unjudged(**changes):

@@ -6,13 +6,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from sklearn_plc._halves import (
-    check_on_halves,
-    contest_verdict,
-    halves_predictions,
-    halves_verdict,
-    split_halves,
-)
+from sklearn_plc._halves import check_on_halves, halves_verdict, split_halves
 from sklearn_plc._judge import (
     FEW_TRUSTED,
     HeldOutJudge,
@@ -434,41 +428,3 @@ def test_the_check_gives_up_where_a_half_cannot_be_run():
     assert (
         check_on_halves(X, labels, np.array([0, 1]), rng, None, fit_halves, "c") is None
     )
-
-
-def test_the_halves_prefer_corrections_that_agree_better_than_the_contest():
-    contest = np.array([True] * 80 + [False] * 20)
-    corrections = contest.copy()
-    corrections[80:90] = True  # ten more samples predicted as given
-    choice = contest_verdict(corrections, contest)
-    assert choice["corrections_better"] and choice["gain"] == pytest.approx(0.1)
-    assert choice["n_differ"] == 10
-
-
-def test_the_contest_stands_where_the_corrections_agree_no_better():
-    contest = np.array([True] * 80 + [False] * 20)
-    corrections = contest.copy()
-    corrections[80:85] = True  # five gains, five losses: a tie
-    corrections[:5] = False
-    assert not contest_verdict(corrections, contest)["corrections_better"]
-
-
-def test_every_model_of_a_half_predicts_the_other_half_on_one_draw():
-    labels = np.array([0, 1] * 30)
-    flipped = 1 - labels
-
-    class Flips(_Predicts):  # predicts the other class everywhere
-        def predict_proba(self, X):
-            return np.eye(2)[flipped[np.asarray(X)[:, 1]]]
-
-    predicted = halves_predictions(
-        _samples(labels),
-        labels,
-        np.array([0, 1]),
-        np.random.RandomState(0),
-        None,
-        lambda part: (_Predicts(), Flips(), _Predicts()),
-    )
-    assert predicted.shape == (3, 60)
-    np.testing.assert_array_equal(predicted[0], labels)
-    np.testing.assert_array_equal(predicted[1], flipped)

@@ -331,6 +331,12 @@ def test_the_fit_remembers_which_labels_were_reviewed(digits_pmd):
     assert (np.diff(reviewed.astype(int)) >= 0).all()  # every reviewed row last
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 68/69: the refit's validation fifth measures the corrections at "
+    "-0.006 +- 0.011 and contests them (labels as given, 575 disputes left out); "
+    "the judge acts on a loss within a standard error",
+)
 def test_fifty_labels_reviewed_from_the_top_of_the_list_raise_purity(
     forest_run, digits_pmd
 ):

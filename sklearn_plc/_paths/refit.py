@@ -34,12 +34,7 @@ from .._ending import (
     end_of_run,
     undone_on_halves,
 )
-from .._halves import (
-    check_on_halves,
-    contest_verdict,
-    halves_predictions,
-    halves_verdict,
-)
+from .._halves import check_on_halves
 from .._held_out import (
     fit_fold,
     make_splits,
@@ -55,7 +50,6 @@ from .._parallel import one_pool_per_fit
 from .._report import round_line
 from .._thresholds import (
     EARLY_UNDO_STANDARD_ERRORS,
-    EVIDENCE_STANDARD_ERRORS,
     REFIT_MIN_CORRECTION_RATE,
     sure_ratio_for,
     sure_theta_end,
@@ -198,16 +192,9 @@ class RefitPath:
         given = corrector.initial_labels
         with one_pool_per_fit(X, *fold_indices):
             loop = _loop(context, corrector, judge)
-            ending, decide = _end(context, loop, corrector, judge)
+            ending = _end(context, loop, corrector, judge)
             if self._checks(context, ending, given):
-                if ending.termination == "corrections_contested":
-                    ending, halves = self._contest_on_halves(
-                        context, ending, decide, given, weight, trusted
-                    )
-                else:
-                    halves = self._check_on_halves(
-                        context, ending, given, weight, trusted
-                    )
+                halves = self._check_on_halves(context, ending, given, weight, trusted)
                 if halves is not None and halves["undone"]:
                     ending = undone_on_halves(ending, halves, corrector)
         if ending.restore_given_labels:
@@ -265,23 +252,50 @@ class RefitPath:
         half cannot be run (a class too small for the folds of a half). A
         half's run keeps its ``trusted`` labels.
 
-        Each half's run takes the act the run took (:func:`_half_settings`),
-        whatever its own verdicts and gates: a half whose own verdict or gate
-        chose the labels as given would fit the plain model, and the check
-        would see no difference at all.
+        Each half's run takes the act the run took (``forced_act``): where
+        the run kept its corrections
+        (:data:`~sklearn_plc._ending.KEPT_CORRECTIONS`), each half's run keeps
+        its own, past the memorisation and weak-model tests, and sets no
+        validation samples aside, so no verdict of its own undoes or contests
+        them; where the run contested, each half's run contests; where a
+        model that does not memorise left its sure disputes out, each half's
+        run leaves its own out, whatever its verdict. A half whose
+        own verdict or gate chose the labels as given would fit the plain
+        model, and the check would see no difference at all.
         """
-        settings = _half_settings(context, ending.termination)
+        X, classes, fit_params = context.X, context.classes, context.fit_params
+        n_samples = given.shape[0]
+        settings = replace(
+            context.settings, random_state=context.rng.randint(2**31 - 1), verbose=0
+        )
+        if ending.termination in KEPT_CORRECTIONS:  # the halves keep theirs too
+            settings = replace(settings, validation_fraction=None, forced_act="relabel")
+        elif ending.termination == "corrections_contested":
+            settings = replace(settings, forced_act="contest")
+        elif ending.termination == "not_memorising":  # its sure disputes left out
+            settings = replace(settings, forced_act="leave_out")
 
         def fit_halves(part):
-            return (
-                _half_run_model(context, settings, given, trusted, part),
-                _plain_half_model(context, given, part),
+            half = RefitPath(settings, context.estimator, checks_on_halves=False)
+            result = half._run(
+                _safe_indexing(X, part),
+                given[part],
+                classes,
+                per_sample_params(fit_params, part, n_samples),
+                _rows(trusted, part),
+                _rows(context.groups, part),
+                _rows(context.sample_weight, part),
+                context.ids[part],
             )
+            plain = fit_fold(
+                clone(context.estimator), X, given, part, classes, fit_params
+            )
+            return result.estimator, plain
 
         return check_on_halves(
-            context.X,
+            X,
             given,
-            context.classes,
+            classes,
             context.rng,
             context.groups,
             fit_halves,
@@ -289,122 +303,6 @@ class RefitPath:
             weight,
             context.ids,
         )
-
-    def _contest_on_halves(self, context, ending, decide, given, weight, trusted):
-        """A contested run's choice made on halves, then checked there.
-
-        The run contested: its validation samples measured the corrections a
-        little worse than the labels as given, not clearly. Both acts are
-        made on each half (the contest, and the corrections as a kept run's
-        halves keep theirs), with a plain fit; each predicts the other half,
-        on one draw of the halves. The contest is checked against the plain
-        fits as any checked result is
-        (:func:`~sklearn_plc._halves.halves_verdict`); where it stands, the
-        corrections replace it if they agree better with the given labels
-        over every sample (:func:`~sklearn_plc._halves.contest_verdict`) and
-        their own check against the plain fits lets them stand too. Acting
-        stays no more the default than it was: a result the check would undo
-        is undone as before, and the choice is only between two acts that
-        both stand. Returns the ending and the check (``halves_check_``, its
-        ``"contest"`` the choice; None where a half cannot be run).
-        """
-        kept = decide(keeps_corrections=True)
-        if kept.termination not in KEPT_CORRECTIONS:
-            return ending, self._check_on_halves(
-                context, ending, given, weight, trusted
-            )
-        contest_settings = _half_settings(context, ending.termination)
-        kept_settings = _half_settings(
-            context, kept.termination, contest_settings.random_state
-        )
-
-        def fit_halves(part):
-            return (
-                _half_run_model(context, contest_settings, given, trusted, part),
-                _half_run_model(context, kept_settings, given, trusted, part),
-                _plain_half_model(context, given, part),
-            )
-
-        predicted = halves_predictions(
-            context.X,
-            given,
-            context.classes,
-            context.rng,
-            context.groups,
-            fit_halves,
-            context.ids,
-        )
-        if predicted is None:
-            return ending, None
-        contest, corrections, plain = predicted == given
-        halves = halves_verdict(
-            contest, plain, ending.termination, EVIDENCE_STANDARD_ERRORS, weight
-        )
-        choice = contest_verdict(corrections, contest, weight)
-        kept_halves = halves_verdict(
-            corrections, plain, kept.termination, EVIDENCE_STANDARD_ERRORS, weight
-        )
-        keeps = (
-            not halves["undone"]
-            and choice["corrections_better"]
-            and not kept_halves["undone"]
-        )
-        if keeps:
-            ending, halves = kept, kept_halves
-        choice = {**choice, "corrections_kept": keeps}
-        return ending, {**halves, "contest": choice}
-
-
-def _half_settings(context, termination, random_state=None):
-    """The settings of a half's run in the check on halves of `termination`.
-
-    Each half's run takes the act the run took (``forced_act``): where the
-    run kept its corrections (:data:`~sklearn_plc._ending.KEPT_CORRECTIONS`),
-    each half's run keeps its own, past the memorisation and weak-model
-    tests, and sets no validation samples aside; where the run contested,
-    each half's run contests; where a model that does not memorise left its
-    sure disputes out, each half's run leaves its own out. `random_state`:
-    the half runs' seed (None: drawn from the run's).
-    """
-    if random_state is None:
-        random_state = context.rng.randint(2**31 - 1)
-    settings = replace(context.settings, random_state=random_state, verbose=0)
-    if termination in KEPT_CORRECTIONS:  # the halves keep theirs too
-        return replace(settings, validation_fraction=None, forced_act="relabel")
-    if termination == "corrections_contested":
-        return replace(settings, forced_act="contest")
-    if termination == "not_memorising":  # its sure disputes left out
-        return replace(settings, forced_act="leave_out")
-    return settings
-
-
-def _half_run_model(context, settings, given, trusted, part):
-    """The final model of the run made on the samples `part` alone, unchecked."""
-    half = RefitPath(settings, context.estimator, checks_on_halves=False)
-    n_samples = given.shape[0]
-    result = half._run(
-        _safe_indexing(context.X, part),
-        given[part],
-        context.classes,
-        per_sample_params(context.fit_params, part, n_samples),
-        _rows(trusted, part),
-        _rows(context.groups, part),
-        _rows(context.sample_weight, part),
-        context.ids[part],
-    )
-    return result.estimator
-
-
-def _plain_half_model(context, given, part):
-    """The estimator fitted on the samples `part`'s labels as given."""
-    return fit_fold(
-        clone(context.estimator),
-        context.X,
-        given,
-        part,
-        context.classes,
-        context.fit_params,
-    )
 
 
 def relabel_weight_key(settings, estimator):
@@ -495,12 +393,7 @@ def _corrector(settings, encoded, n_classes, trusted, sample_weight):
 
 
 def _end(context, loop, corrector, judge):
-    """The run's :class:`~sklearn_plc._ending.Ending`, with what it asks fitted.
-
-    Returns the ending and ``decide(**settings)``, the ending again under other
-    :class:`~sklearn_plc._ending.EndingSettings` (each fit asked for is made
-    once), for the check on halves of a contested run.
-    """
+    """The run's :class:`~sklearn_plc._ending.Ending`, with what it asks fitted."""
     settings = context.settings
     ending_settings = EndingSettings(
         doubtful=settings.doubtful,
@@ -512,19 +405,12 @@ def _end(context, loop, corrector, judge):
         leaves_out=settings.forced_act == "leave_out",
     )
     evidence = _evidence(context, loop, corrector, judge)
-
-    def decide(**changed):
-        """The ending under `changed` settings; each fit it asks for is made once."""
-        nonlocal evidence
-        settings_now = replace(ending_settings, **changed)
-        ending = end_of_run(evidence, settings_now)
-        while isinstance(ending, FitRequest):
-            fitted = fit_requested(context, ending, corrector, judge)
-            evidence = evidence.with_fitted(ending.name, fitted)
-            ending = end_of_run(evidence, settings_now)
-        return ending
-
-    return decide(), decide
+    ending = end_of_run(evidence, ending_settings)
+    while isinstance(ending, FitRequest):
+        fitted = fit_requested(context, ending, corrector, judge)
+        evidence = evidence.with_fitted(ending.name, fitted)
+        ending = end_of_run(evidence, ending_settings)
+    return ending
 
 
 def _evidence(context, loop, corrector, judge):
