@@ -528,6 +528,8 @@ def run_cell(
                 n_iter=int(model.n_iter_),
                 termination=model.termination_condition_,
                 final_threshold=float(model.theta_),
+                # the first round's held-out evidence behind the gates
+                memorisation=model.memorisation_,
                 # the list's precision: its ranking by how likely a label is wrong
                 **precision(plc_ranking(model, "likelihood")),
             )
