@@ -1,13 +1,18 @@
 """Compare a variant's benchmark runs with the library's, run by run.
 
 ``python compare.py --library LOG [LOG ...] --variant LOG [LOG ...] [--cleanlab LOG
-...]``: logs of ``python -m benchmarks tables`` or ``unseen`` (several per side are
-pooled, e.g. one per seed range). Prints the runs that moved, then for each side and
-set (clean, noisy): the mean gain a cell over Standard (points), the cells within 0.5,
-the worst cell, the cells where cleanlab leads by more than a point (cleanlab's runs
-from ``--cleanlab``, by default the library's logs: its runs are not repeatable), the
-median cost over a plain fit of the runs that ran past the gates, and the paired
-difference a run.
+...] [--scope SHARE [--errors N]]``: logs of ``python -m benchmarks tables`` or
+``unseen`` (several per side are pooled, e.g. one per seed range). Prints the runs
+that moved, then for each side and set (clean, noisy): the mean gain a cell over
+Standard (points), the cells within 0.5, the worst cell, the cells where cleanlab
+leads by more than a point (cleanlab's runs from ``--cleanlab``, by default the
+library's logs: its runs are not repeatable), the median cost over a plain fit of the
+runs that ran past the gates, and the paired difference a run. ``--scope SHARE``
+compares the scoped test instead: the variant's run where the library's run was
+refused as too weak with a ``random_label_share`` above SHARE (most of its disputes
+look drawn at random), the library's otherwise (the library's logs must record the
+share); ``--errors N``: above SHARE by more than N standard errors of the share (read
+from the variant's run, which must record one).
 """
 
 import argparse
@@ -28,6 +33,10 @@ def _tables_run(row):
         "cleanlab": row.get("cleanlab", {}).get("accuracy"),
         "termination": plc["termination"],
         "cost": plc["fit_s"] / standard["fit_s"],
+        "share": (plc.get("memorisation") or {}).get("random_label_share"),
+        "share_error": (plc.get("memorisation") or {}).get(
+            "random_label_share_standard_error"
+        ),
     }
 
 
@@ -38,6 +47,10 @@ def _unseen_run(row):
         "cleanlab": row.get("cleanlab"),
         "termination": row["termination"],
         "cost": row["plc_s"] / row["standard_s"],
+        "share": (row.get("memorisation") or {}).get("random_label_share"),
+        "share_error": (row.get("memorisation") or {}).get(
+            "random_label_share_standard_error"
+        ),
     }
 
 
@@ -60,13 +73,29 @@ def points(run, method="plc"):
     return 100 * (run[method] - run["standard"])
 
 
+def scoped(library_run, variant_run, share, errors=0.0):
+    """The variant's run where the library refused a run whose disputes look random."""
+    # a refused run's share is logged; its standard error, by the variant alone
+    seen, error = library_run["share"], variant_run["share_error"] or 0.0
+    looks_random = seen is not None and seen - errors * error > share  # NaN: no
+    refused = library_run["termination"] == "too_weak_to_judge"
+    return variant_run if refused and looks_random else library_run
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--library", nargs="+", required=True)
     parser.add_argument("--variant", nargs="+", required=True)
     parser.add_argument("--cleanlab", nargs="+")
+    parser.add_argument("--scope", type=float)
+    parser.add_argument("--errors", type=float, default=0.0)
     args = parser.parse_args()
     library, variant = load(args.library), load(args.variant)
+    if args.scope is not None:
+        variant = {
+            k: scoped(library[k], run, args.scope, args.errors)
+            for k, run in variant.items()
+        }
     cleanlab = load(args.cleanlab) if args.cleanlab else library
     keys = sorted(k for k in variant if k in library)
     moved = [k for k in keys if abs(variant[k]["plc"] - library[k]["plc"]) > 1e-9]
