@@ -10,7 +10,8 @@ on, and from the given labels alone unless verified (``trusted``) ones exist:
 - **whether the model memorises its labels and can judge them**
   (:func:`memorisation_evidence`, :func:`memorises`, :func:`can_judge`),
   measured in the first round; a model that does not memorise, or that surely
-  disputes more labels than it confirms, is left with the labels as given;
+  disputes more labels than it confirms (unless most of its disputes look
+  drawn at random), is left with the labels as given;
 - **whether the corrected labels train worse models** (:class:`HeldOutJudge`):
   the held-out agreement with the given labels of each refit, and the undo
   that returns the labels as given when the last refit agrees clearly worse
@@ -166,7 +167,9 @@ def memorisation_evidence(
         samples whose held-out label probability is at most `sure_ratio` times
         the top class's; and ``"judge_margin"``, the out-of-fold agreement less
         that share, with its ``"judge_margin_standard_error"`` (paired over
-        samples).
+        samples); ``"chance_agreement"``, the out-of-fold agreement held-out
+        predictions independent of the labels would reach
+        (:func:`chance_agreement`); ``"n_measured"``, the samples measured.
     """
     measured = ~np.isnan(in_sample).any(axis=1)
     if left_out is not None:
@@ -187,7 +190,23 @@ def memorisation_evidence(
         "sure_disputes": float(surely_disputed.mean()),
         "judge_margin": margin,
         "judge_margin_standard_error": margin_error,
+        "chance_agreement": chance_agreement(encoded, held_out_proba.argmax(axis=1)),
+        "n_measured": int(measured.sum()),
     }
+
+
+def chance_agreement(labels, predictions):
+    """The agreement of `predictions` with `labels` were the two independent.
+
+    The share of samples two independent draws with these class shares would
+    agree on: the sum over classes of the labels' share times the
+    predictions'. A model whose held-out agreement with the given labels is
+    no higher has learned nothing from them.
+    """
+    n_classes = max(int(labels.max()), int(predictions.max())) + 1
+    label_share = np.bincount(labels, minlength=n_classes) / labels.size
+    prediction_share = np.bincount(predictions, minlength=n_classes) / labels.size
+    return float(label_share @ prediction_share)
 
 
 def memorises(evidence, min_memorisation):
@@ -209,9 +228,43 @@ def can_judge(evidence):
     by more than one standard error, the bar every other verdict here uses;
     under heavy noise even a good judge comes close to zero, and small samples
     leave the margin uncertain, so only clear evidence refuses.
+
+    The exception is a model whose disputes mostly look drawn at random: its
+    own errors land on the classes it confuses, a label drawn at random (as
+    uniform noise draws it) does not, so where the ``"random_label_share"`` of
+    its disputes exceeds ½ by more than its standard error
+    (``"random_label_share_standard_error"``), most of its disputes are the
+    labels' errors, not its own, and it is judged like any other model (the
+    verdicts and the check on halves weigh its corrections). That needs a
+    model that has learned something from the labels: one whose predictions
+    follow the labels no better than chance (held-out agreement not above
+    ``"chance_agreement"`` by more than its standard error) disputes labels
+    at random because it predicts at random, and stays refused.
     """
     margin = EVIDENCE_STANDARD_ERRORS * evidence["judge_margin_standard_error"]
-    return evidence["judge_margin"] >= -margin
+    if evidence["judge_margin"] >= -margin:
+        return True
+    return disputes_look_random(evidence)
+
+
+def disputes_look_random(evidence):
+    """Whether most of a model's disputes clearly look drawn at random.
+
+    The ``"random_label_share"`` above ½ by more than its standard error, from
+    a model whose held-out agreement is above chance by more than its own
+    (:func:`can_judge`).
+    """
+    share = evidence.get("random_label_share")
+    share_error = evidence.get("random_label_share_standard_error")
+    if share is None or share_error is None or not evidence["n_measured"]:
+        return False  # two classes, or no evidence
+    agreement = evidence["out_of_fold_agreement"]
+    agreement_error = np.sqrt(agreement * (1.0 - agreement) / evidence["n_measured"])
+    above_chance = agreement - evidence["chance_agreement"]
+    return (
+        share - EVIDENCE_STANDARD_ERRORS * share_error > 0.5
+        and above_chance > EVIDENCE_STANDARD_ERRORS * agreement_error
+    )
 
 
 def judge_sample_weight(estimator, classes, given_labels, sample_weight=None):

@@ -112,6 +112,69 @@ def random_label_posterior(proba, labels, smoothing, max_iter=1000, tol=1e-7):
     return share, disputed, posterior
 
 
+def share_standard_error(share, confused, n_classes):
+    """One standard error of the fitted share, from its observed information.
+
+    The disputes' log-likelihood under the mixture, as a function of the share
+    alone (the two sources are fixed by the probabilities), has the observed
+    information ``sum(((u - c) / (share * u + (1 - share) * c)) ** 2)``, with
+    ``u`` the random draw's likelihood and ``c`` each dispute's confused one. A
+    dispute whose two likelihoods are equal carries none: few informative
+    disputes leave the share uncertain, however far from ½ it lands.
+
+    Parameters
+    ----------
+    share : float
+        The fitted share (:func:`random_label_posterior`).
+    confused : ndarray of shape (n_disputed,)
+        Each dispute's likelihood under the model's confusion
+        (:func:`confused_likelihood`).
+    n_classes : int
+
+    Returns
+    -------
+    standard_error : float
+        Infinite where no dispute carries information.
+    """
+    uniform = 1.0 / (n_classes - 1)
+    mixture = share * uniform + (1.0 - share) * confused
+    information = float(np.sum(((uniform - confused) / mixture) ** 2))
+    return 1.0 / np.sqrt(information) if information > 0 else float("inf")
+
+
+def random_label_share(proba, labels):
+    """The share of the disputes drawn at random, with its standard error.
+
+    Parameters
+    ----------
+    proba : ndarray of shape (n_samples, n_classes)
+        Held-out class probabilities.
+    labels : ndarray of int of shape (n_samples,)
+        The given labels, encoded.
+
+    Returns
+    -------
+    share : float or None
+        As :func:`random_labels` reads it; None in fewer than three classes.
+    standard_error : float or None
+        :func:`share_standard_error`; None where the share is None or NaN,
+        and 0 where nothing is disputed.
+    """
+    proba = np.asarray(proba, dtype=float)
+    n_classes = proba.shape[1]
+    if n_classes < 3:
+        return None, None
+    smoothing = probability_resolution(proba)
+    share, disputed, _ = random_label_posterior(proba, labels, smoothing)
+    if np.isnan(share):
+        return share, None
+    if not disputed.any():
+        return share, 0.0
+    rows = np.flatnonzero(disputed)
+    confused = confused_likelihood(proba[rows], proba[rows, labels[rows]], smoothing)
+    return share, share_standard_error(share, confused, n_classes)
+
+
 def random_labels(proba, labels):
     """The disputed labels more likely drawn at random than confused.
 

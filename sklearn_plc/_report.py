@@ -71,6 +71,20 @@ def _judged(selection):
     )
 
 
+def _random_share(evidence):
+    """The share of a refused model's disputes that look drawn at random."""
+    share = evidence.get("random_label_share")
+    error = evidence.get("random_label_share_standard_error")
+    if share is None or error is None:  # two classes, or no evidence
+        return ""
+    return (
+        f"; nor do its disputes clearly look drawn at random (random share "
+        f"{share:.2f} ± {error:.2f} of them, needed above one half, from a model "
+        f"agreeing with {evidence['out_of_fold_agreement']:.1%} of the labels "
+        f"against {evidence['chance_agreement']:.1%} by chance, needed above it)"
+    )
+
+
 def _random_set_aside(plc):
     """Whether the labels given that look drawn at random were left out.
 
@@ -205,9 +219,9 @@ def _outcome(plc, n_changed):
             f"{evidence['sure_disputes']:.1%} of them and agrees with only "
             f"{evidence['out_of_fold_agreement']:.1%} (margin "
             f"{evidence['judge_margin']:+.3f} ± "
-            f"{evidence['judge_margin_standard_error']:.3f}), so its disputes are "
-            f"its own errors as often as the labels'; a stronger model can judge"
-            f"{_random_set_aside(plc)}."
+            f"{evidence['judge_margin_standard_error']:.3f}){_random_share(evidence)}"
+            f", so its disputes are its own errors as often as the labels'; a "
+            f"stronger model can judge{_random_set_aside(plc)}."
         )
     if condition == "undone" and selection["compared"] == "halves":
         if selection.get("too_few_differ"):

@@ -196,7 +196,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         as given (``"not_memorising"``), since a model that averages the noise
         out only entrenches its own errors by relabelling. The same round
         keeps the labels of a model too weak to judge, which surely disputes
-        more of them than it confirms (``"too_weak_to_judge"``). 0 skips both
+        more of them than it confirms (``"too_weak_to_judge"``), unless it
+        predicts the labels clearly better than chance and most of its
+        disputes clearly look drawn at random, as uniform noise draws them
+        (then they are the labels' errors, not its own). 0 skips both
         tests and corrects whatever the model, as the paper does. User guide:
         "Whether to correct at all".
 
@@ -328,9 +331,13 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         The first round's evidence (``"cv"`` or ``"oob"``, with
         ``min_memorisation > 0``): the in-sample and out-of-fold agreements,
         the memorisation ``"rate"`` with its ``"standard_error"``, the
-        ``"judge_margin"`` behind ``"too_weak_to_judge"``, and where read the
-        ``"random_label_share"`` of the disputes with the number of them left
-        out of the final fit (``"random_labels_left_out"``). None otherwise.
+        ``"judge_margin"`` behind ``"too_weak_to_judge"``, the
+        ``"chance_agreement"`` (held out, were predictions independent of the
+        labels) on the ``"n_measured"`` samples, the
+        ``"random_label_share"`` of the disputes (None in two classes) with
+        its ``"random_label_share_standard_error"``, and where read the number
+        of them left out of the final fit (``"random_labels_left_out"``).
+        None otherwise.
 
     trusted_ : ndarray of bool of shape (n_samples,) or None
         The ``trusted`` mask the fit was given (the reviewed labels), or None.

@@ -12,6 +12,9 @@ from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold
 from sklearn.naive_bayes import GaussianNB
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
 from sklearn_plc import PLCClassifier
@@ -67,6 +70,21 @@ def test_a_memorising_model_too_weak_to_judge_leaves_out_random_labels(
     kept = ~plc.set_aside_
     direct = clone(trees).fit(X[kept], y_noisy[kept])
     np.testing.assert_array_equal(plc.predict(X), direct.predict(X))
+
+
+def test_a_weak_model_whose_disputes_look_drawn_at_random_is_judged(
+    weak_twenty_classes,
+):
+    # 5-NN confuses each class with its neighbours; uniform noise lands anywhere
+    X, _, y_noisy = weak_twenty_classes
+    knn = make_pipeline(StandardScaler(), KNeighborsClassifier())
+    plc = PLCClassifier(knn, random_state=0).fit(X, y_noisy)
+    evidence = plc.memorisation_
+    assert evidence["judge_margin"] < -evidence["judge_margin_standard_error"]
+    share_error = evidence["random_label_share_standard_error"]
+    assert evidence["random_label_share"] - share_error > 0.5
+    assert plc.termination_condition_ != "too_weak_to_judge"
+    assert plc.selection_["compared"] in ("corrections", "halves")
 
 
 def test_a_smooth_model_too_weak_to_judge_keeps_every_sample(weak_twenty_classes):

@@ -11,6 +11,7 @@ from sklearn_plc._judge import (
     FEW_TRUSTED,
     HeldOutJudge,
     can_judge,
+    chance_agreement,
     choose_judged_samples,
     corrections_verdict,
     judge_sample_weight,
@@ -220,6 +221,45 @@ def test_a_margin_within_one_standard_error_of_zero_is_not_a_refusal():
     evidence = memorisation_evidence(GIVEN, held_out, held_out)
     assert -evidence["judge_margin_standard_error"] < evidence["judge_margin"] < 0
     assert can_judge(evidence)
+
+
+def refused_evidence(share, share_error, agreement=0.3, chance=0.1):
+    """A judge margin clearly below zero, with the rest of the evidence given."""
+    return {
+        "judge_margin": -0.4,
+        "judge_margin_standard_error": 0.02,
+        "out_of_fold_agreement": agreement,
+        "chance_agreement": chance,
+        "n_measured": 1000,
+        "random_label_share": share,
+        "random_label_share_standard_error": share_error,
+    }
+
+
+def test_a_weak_model_whose_disputes_mostly_look_random_can_judge():
+    assert can_judge(refused_evidence(0.7, 0.05))
+
+
+def test_a_weak_model_whose_random_share_is_within_an_error_of_half_cannot():
+    assert not can_judge(refused_evidence(0.7, 0.25))
+    assert not can_judge(refused_evidence(0.45, 0.01))
+
+
+def test_a_weak_model_that_predicts_the_labels_no_better_than_chance_cannot():
+    # agreement 0.34 against 0.33 by chance: within a standard error (0.015)
+    assert not can_judge(refused_evidence(0.9, 0.05, agreement=0.34, chance=0.33))
+    assert can_judge(refused_evidence(0.9, 0.05, agreement=0.38, chance=0.33))
+
+
+def test_chance_agreement_is_the_agreement_of_independent_draws():
+    labels = np.array([0, 0, 0, 1])  # shares 3/4, 1/4
+    predictions = np.array([1, 1, 0, 0])  # shares 1/2, 1/2
+    assert chance_agreement(labels, predictions) == 3 / 4 * 1 / 2 + 1 / 4 * 1 / 2
+
+
+def test_a_weak_model_without_a_random_share_cannot_judge():
+    assert not can_judge(refused_evidence(None, None))  # two classes
+    assert not can_judge(refused_evidence(float("nan"), None))  # no evidence
 
 
 def test_the_set_aside_is_stratified_and_disjoint():

@@ -7,6 +7,7 @@ from sklearn_plc._random_label_detector import (
     PROBABILITY_FLOOR,
     probability_resolution,
     random_label_posterior,
+    random_label_share,
     random_labels,
 )
 
@@ -43,6 +44,36 @@ def test_labels_drawn_at_random_have_a_random_share_near_one():
     proba = model_proba(4000, 8, rng)
     share, _, _ = random_label_posterior(proba, random_other_labels(proba, rng), 1e-3)
     assert share > 0.9
+
+
+def _mixture(rng, n_samples=1000, share=0.6):
+    """Peaked probabilities, and labels drawn at random for `share` of them."""
+    proba = model_proba(n_samples, 8, rng)
+    labels = confused_labels(proba, rng)
+    drawn = rng.rand(n_samples) < share
+    labels[drawn] = random_other_labels(proba[drawn], rng)
+    return proba, labels
+
+
+def test_the_shares_standard_error_is_its_spread_over_draws():
+    rng = np.random.RandomState(0)
+    draws = np.array([random_label_share(*_mixture(rng)) for _ in range(60)])
+    shares, errors = draws[:, 0], draws[:, 1]
+    assert np.mean(errors) == pytest.approx(np.std(shares), rel=0.25)
+
+
+def test_a_share_read_from_uninformative_probabilities_has_a_wide_error():
+    # a model that knows nothing: nearly uniform probabilities, labels at random
+    rng = np.random.RandomState(0)
+    proba = rng.dirichlet(np.full(8, 200.0), size=1500)
+    _, error = random_label_share(proba, rng.randint(8, size=1500))
+    assert error > 0.2
+    assert random_label_share(*_mixture(rng, n_samples=1500))[1] < 0.03
+
+
+def test_no_share_is_read_in_two_classes():
+    proba = np.tile([0.3, 0.7], (10, 1))
+    assert random_label_share(proba, np.zeros(10, dtype=int)) == (None, None)
 
 
 def test_the_share_follows_the_mixture_of_the_two():

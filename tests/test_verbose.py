@@ -43,19 +43,42 @@ def test_verbose_says_when_the_sure_disputes_were_left_out(capsys):
     assert f"{plc.selection_['gain']:+.3f}" in line
 
 
-def test_verbose_says_when_a_weak_models_random_looking_labels_were_left_out(capsys):
+@pytest.fixture(scope="module")
+def twenty_classes_uniform_noise():
+    """20 classes, 30% uniform noise: a forest too weak to judge them."""
     X, y = make_classification(
         1500, n_informative=10, n_classes=20, n_clusters_per_class=1, random_state=0
     )
     y_noisy = flip_labels_with_matrix(
         y, uniform_transition_matrix(20, 0.3), random_state=0
     )
+    return X, y_noisy
+
+
+def test_verbose_says_when_a_weak_models_random_looking_labels_were_left_out(
+    capsys, twenty_classes_uniform_noise
+):
+    X, y_noisy = twenty_classes_uniform_noise
     trees = ExtraTreesClassifier(n_estimators=50, random_state=0)
     plc = PLCClassifier(trees, verbose=1, random_state=0).fit(X, y_noisy)
     assert plc.termination_condition_ == "too_weak_to_judge"
     (line,) = capsys.readouterr().out.strip().splitlines()
     assert "a stronger model can judge" in line
     assert f"the {plc.set_aside_.sum()} disputed labels more likely drawn" in line
+
+
+def test_verbose_gives_a_refused_models_random_share_and_chance_agreement(
+    capsys, twenty_classes_uniform_noise
+):
+    X, y_noisy = twenty_classes_uniform_noise
+    trees = ExtraTreesClassifier(n_estimators=50, random_state=0)
+    plc = PLCClassifier(trees, verbose=1, random_state=0).fit(X, y_noisy)
+    evidence = plc.memorisation_
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    share = evidence["random_label_share"]
+    error = evidence["random_label_share_standard_error"]
+    assert f"random share {share:.2f} ± {error:.2f}" in line
+    assert f"against {evidence['chance_agreement']:.1%} by chance" in line
 
 
 def test_verbose_says_when_corrections_were_undone_and_the_evidence(

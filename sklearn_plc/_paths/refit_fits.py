@@ -30,6 +30,7 @@ from .._held_out import (
     with_sample_weight,
 )
 from .._judge import JudgedRefit, can_judge, memorisation_evidence, memorises
+from .._random_label_detector import random_label_share
 from .._thresholds import sure_ratio_for
 from .._validation import check_finite_proba
 
@@ -184,6 +185,11 @@ def fit_round(context, corrector, round_index, labels, model, judge):
             validation,
             sure_ratio=sure_ratio_for(proba.shape[1]),
         )
+        share, share_error = random_label_share(
+            fitted.first_proba, corrector.initial_labels
+        )
+        fitted.memorisation["random_label_share"] = share
+        fitted.memorisation["random_label_share_standard_error"] = share_error
         refuses = settings.forced_act is None  # a forced act's run passed both
         if refuses and not memorises(fitted.memorisation, settings.min_memorisation):
             fitted.refusal = "not_memorising"
