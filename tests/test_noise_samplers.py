@@ -450,6 +450,16 @@ def test_pair_noise_takes_string_labels_held_as_objects_or_categories(dtype):
     assert pairs <= {("ant", "bee"), ("bee", "cat"), ("cat", "ant")}
 
 
+@pytest.mark.parametrize("dtype", ["category", "string", "Int64"])
+def test_a_series_of_labels_keeps_its_dtype(dtype):
+    pd = pytest.importorskip("pandas")
+    labels = np.array(["ant", "bee", "cat"]) if dtype != "Int64" else np.arange(3)
+    y = pd.Series(labels[np.arange(300) % 3], dtype=dtype)
+    _, y_noisy = UniformNoise(0.3, random_state=0).fit_resample(np.zeros((300, 2)), y)
+    assert y_noisy.dtype == y.dtype
+    assert (np.asarray(y_noisy) != np.asarray(y)).any()
+
+
 def test_a_polars_series_of_labels_comes_back_as_a_polars_series():
     pl = pytest.importorskip("polars")
     X = np.zeros((200, 2))

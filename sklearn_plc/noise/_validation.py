@@ -151,14 +151,15 @@ def _check_posterior_values(row_sums, lowest):
 
 
 def _like_y(y, y_noisy):
-    """`y_noisy` as a Series where `y` is one: pandas with `y`'s index and name,
-    polars with its name.
+    """`y_noisy` as a Series where `y` is one: pandas with `y`'s index, name and
+    dtype, polars with its name and dtype.
 
     imbalanced-learn's samplers return the target's type, and the rows are the
-    same rows here, so a pandas Series keeps its index.
+    same rows here, so a pandas Series keeps its index; the noisy labels are
+    drawn from `y`'s own classes, so its dtype (a categorical one too) holds them.
     """
     if type(y).__name__ != "Series":
         return y_noisy
     if hasattr(y, "index"):  # pandas
-        return type(y)(y_noisy, index=y.index, name=y.name)
-    return type(y)(y.name, y_noisy)  # polars: Series(name, values)
+        return type(y)(y_noisy, index=y.index, name=y.name, dtype=y.dtype)
+    return type(y)(y.name, y_noisy, dtype=y.dtype)  # polars: Series(name, values)
