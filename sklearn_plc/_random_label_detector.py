@@ -142,6 +142,26 @@ def share_standard_error(share, confused, n_classes):
     return 1.0 / np.sqrt(information) if information > 0 else float("inf")
 
 
+def _read_disputes(proba, labels):
+    """The mixture read off the disputes, shared by the two readers below.
+
+    Returns None in fewer than three classes; else ``(share, rows, posterior,
+    confused)``: the fitted share (NaN where the probabilities carry no
+    evidence, and then nothing else is read), the disputed samples, each
+    one's posterior of a random draw, and its likelihood under the model's
+    confusion (:func:`confused_likelihood`).
+    """
+    if proba.shape[1] < 3:
+        return None
+    smoothing = probability_resolution(proba)
+    share, disputed, posterior = random_label_posterior(proba, labels, smoothing)
+    if np.isnan(share):
+        return share, None, None, None
+    rows = np.flatnonzero(disputed)
+    confused = confused_likelihood(proba[rows], proba[rows, labels[rows]], smoothing)
+    return share, rows, posterior, confused
+
+
 def random_label_share(proba, labels):
     """The share of the disputes drawn at random, with its standard error.
 
@@ -160,19 +180,15 @@ def random_label_share(proba, labels):
         :func:`share_standard_error`; None where the share is None or NaN,
         and 0 where nothing is disputed.
     """
-    proba = np.asarray(proba, dtype=float)
-    n_classes = proba.shape[1]
-    if n_classes < 3:
+    read = _read_disputes(np.asarray(proba, dtype=float), labels)
+    if read is None:
         return None, None
-    smoothing = probability_resolution(proba)
-    share, disputed, _ = random_label_posterior(proba, labels, smoothing)
-    if np.isnan(share):
+    share, rows, _, confused = read
+    if rows is None:
         return share, None
-    if not disputed.any():
+    if rows.size == 0:
         return share, 0.0
-    rows = np.flatnonzero(disputed)
-    confused = confused_likelihood(proba[rows], proba[rows, labels[rows]], smoothing)
-    return share, share_standard_error(share, confused, n_classes)
+    return share, share_standard_error(share, confused, np.shape(proba)[1])
 
 
 def random_labels(proba, labels):
@@ -200,14 +216,12 @@ def random_labels(proba, labels):
     """
     n_samples, n_classes = proba.shape
     random = np.zeros(n_samples, dtype=bool)
-    if n_classes < 3:
+    read = _read_disputes(proba, labels)
+    if read is None:
         return random, None
-    smoothing = probability_resolution(proba)
-    share, disputed, posterior = random_label_posterior(proba, labels, smoothing)
-    if np.isnan(share):
+    share, rows, posterior, confused = read
+    if rows is None:
         return random, share
-    rows = np.flatnonzero(disputed)
-    confused = confused_likelihood(proba[rows], proba[rows, labels[rows]], smoothing)
     # the sample's own probabilities must point to a random draw, whatever the
     # share: its label less likely under the model's confusion than at random
     evident = confused < 1.0 / (n_classes - 1)
