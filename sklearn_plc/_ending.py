@@ -45,11 +45,13 @@ import numpy as np
 from ._judge import (
     JudgedRefit,
     corrections_verdict,
+    disputes_look_random,
     leave_out_verdict,
     removal_verdict,
 )
 from ._random_label_detector import random_labels
 from ._thresholds import (
+    EVIDENCE_STANDARD_ERRORS,
     LEAVE_OUT_STANDARD_ERRORS,
     RANDOM_LABELS_MIN_MEMORISATION,
     REMOVAL_STANDARD_ERRORS,
@@ -528,7 +530,7 @@ def _sure_disputes_left_out(evidence, forced=False):
     probability was at most the sure ratio of the top class's. The same folds
     are fitted without the fold-trained ones, and where those models agree
     with the judged samples' given labels better than the first round's by
-    more than ``LEAVE_OUT_STANDARD_ERRORS`` standard errors, paired, every
+    more than :func:`leave_out_standard_errors` standard errors, paired, every
     sure dispute is left out of the final fit: the judged ones too (the
     comparison tests the rule, not the particular samples). `forced` (a
     half's run in the check on halves of a run that left them out): they are
@@ -560,12 +562,32 @@ def _sure_disputes_left_out(evidence, forced=False):
         selection = leave_out_verdict(
             evidence.fitted["left_out"],
             evidence.reference.agrees,
-            LEAVE_OUT_STANDARD_ERRORS,
+            leave_out_standard_errors(evidence.memorisation),
             evidence.judged_weight,
         )
     set_aside = keep_every_class(sure, labels)
     selection["n_set_aside"] = int(set_aside.sum())
     return (set_aside if selection["chosen"] else None), selection
+
+
+def leave_out_standard_errors(memorisation):
+    """The bar a non-memorising model's leave-out must clear, in standard errors.
+
+    Agreement with the given labels rewards a smooth model that drops its
+    sure disputes wherever the noise follows its boundary (feature-dependent
+    noise): it then agrees better with noisy labels that lie as its boundary
+    does, worth a standard error or two whatever the clean labels say, so
+    the bar is ``LEAVE_OUT_STANDARD_ERRORS`` (3). Where the model's disputes
+    clearly look drawn at random
+    (:func:`~sklearn_plc._judge.disputes_look_random`), the noise is
+    independent of the features, and agreement with the given labels is an
+    increasing affine function of agreement with the clean ones: a gain in
+    it is a gain in accuracy, and the bar is every other verdict's,
+    ``EVIDENCE_STANDARD_ERRORS`` (1).
+    """
+    if memorisation is not None and disputes_look_random(memorisation):
+        return EVIDENCE_STANDARD_ERRORS
+    return LEAVE_OUT_STANDARD_ERRORS
 
 
 def _random_labels_left_out(evidence):

@@ -465,7 +465,8 @@ def leave_out_verdict(agrees, reference_agrees, standard_errors, weights=None):
     selection : dict
         As :func:`corrections_verdict` gives it, with ``"compared":
         "set_aside"``, ``"round"`` 0, ``"undone"`` and ``"weighed"`` False,
-        and ``"chosen"`` (whether those samples are left out).
+        ``"chosen"`` (whether those samples are left out) and
+        ``"standard_errors"`` (the bar it cleared or missed).
     """
     gain, standard_error = agreement_gain(
         agrees, reference_agrees, sample_weight=weights
@@ -473,6 +474,7 @@ def leave_out_verdict(agrees, reference_agrees, standard_errors, weights=None):
     return {
         "compared": "set_aside",
         "chosen": bool(gain > standard_errors * standard_error),
+        "standard_errors": standard_errors,
         "round": 0,
         "holdout_agreement": _weighted_mean(agrees, weights),
         "given_labels_agreement": _weighted_mean(reference_agrees, weights),

@@ -372,7 +372,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``"round"``,
         both agreements, the paired ``"gain"`` with its ``"standard_error"``,
         ``"n_judged"``, ``"chosen"``, ``"undone"``, ``"weighed"`` and any
-        ``"n_set_aside"``; a removal's also ``"against"``, ``"class_weight"``
+        ``"n_set_aside"``; a non-memorising model's leave-out
+        (``"set_aside"``) also the ``"standard_errors"`` its gain had to
+        clear; a removal's also ``"against"``, ``"class_weight"``
         and the ``"corrections"`` verdict it displaced, and a removal not
         chosen is kept under ``"removal"``; None when nothing was compared
         (user guide, "Reading the results").

@@ -514,6 +514,41 @@ def test_the_sure_disputes_are_left_out_only_on_a_clear_gain(n_agree):
         assert ending.set_aside is None
 
 
+def disputes_drawn_at_random(share):
+    """A non-memorising model's evidence whose disputes look random at `share`."""
+    return {
+        "rate": 0.05,
+        "random_label_share": share,
+        "random_label_share_standard_error": 0.1,
+        "out_of_fold_agreement": 0.7,
+        "chance_agreement": 0.25,
+        "n_measured": 200,
+    }
+
+
+@pytest.mark.parametrize("share", [0.4, 0.8])
+def test_disputes_that_look_drawn_at_random_are_left_out_at_one_standard_error(share):
+    # 85 of 100 judged samples agree against 80: a gain of about 2.3 standard errors
+    run = not_memorising(memorisation=disputes_drawn_at_random(share))
+    ending = end_of_run(
+        run.with_fitted("left_out", agreeing(85)), settings(doubtful="auto")
+    )
+    looks_random = share == 0.8
+    assert ending.selection["standard_errors"] == (1 if looks_random else 3)
+    assert ending.selection["chosen"] is looks_random
+    assert (ending.set_aside is not None) is looks_random
+
+
+def test_a_model_at_chance_keeps_the_bar_of_three_standard_errors():
+    at_chance = {**disputes_drawn_at_random(0.8), "chance_agreement": 0.7}
+    run = not_memorising(memorisation=at_chance)
+    ending = end_of_run(
+        run.with_fitted("left_out", agreeing(85)), settings(doubtful="auto")
+    )
+    assert ending.selection["standard_errors"] == 3
+    assert not ending.selection["chosen"]
+
+
 def test_a_halfs_run_forced_to_leave_out_its_sure_disputes_fits_nothing_more():
     forced = settings(doubtful="auto", leaves_out=True)
     ending = end_of_run(not_memorising(), forced)

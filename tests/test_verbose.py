@@ -191,6 +191,26 @@ def test_verbose_names_the_bar_a_non_memorising_models_disputes_missed(capsys):
     assert "no clear gain, one above 3 standard errors" in line
 
 
+def test_verbose_names_the_bar_of_disputes_that_look_drawn_at_random(capsys):
+    # naive Bayes does not memorise; under uniform noise its disputes look random
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:500], y[:500]
+    y_noisy = flip_labels_with_matrix(
+        y, uniform_transition_matrix(10, 0.3), random_state=3
+    )
+    plc = PLCClassifier(GaussianNB(), verbose=1, random_state=3).fit(X, y_noisy)
+    selection = plc.selection_
+    assert plc.termination_condition_ == "not_memorising"
+    assert selection["chosen"] and plc.set_aside_.any()
+    # left out on a gain the bar of three standard errors would have refused
+    assert selection["gain"] < 3 * selection["standard_error"]
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    assert (
+        "by more than 1 standard error, the bar of a model whose disputes look "
+        "drawn at random" in line
+    )
+
+
 @pytest.fixture(scope="module")
 def random_labels_corrected():
     """Extra trees on digits, 30% uniform noise: corrected, random labels left out.
