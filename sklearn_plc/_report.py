@@ -122,22 +122,18 @@ def _refused_set_aside(selection):
         return ""
     n_aside = selection["n_set_aside"]
     bar = selection.get("standard_errors", LEAVE_OUT_STANDARD_ERRORS)
-    why = (
-        ""
-        if bar == LEAVE_OUT_STANDARD_ERRORS
-        else ", the bar of a model whose disputes look drawn at random"
-    )
+    bar_text = f"{bar:g} standard error{'s' if bar != 1 else ''}"
+    if bar != LEAVE_OUT_STANDARD_ERRORS:
+        bar_text += ", the bar of a model whose disputes look drawn at random"
     if selection["chosen"]:
         return (
             f"; its {n_aside} sure disputes were left out of the final fit, as "
             f"models trained without them did clearly better (by more than "
-            f"{bar:g} standard error{'s' if bar != 1 else ''}{why}) on the "
-            f"held-out samples: {_judged(selection)}"
+            f"{bar_text}) on the held-out samples: {_judged(selection)}"
         )
     return (
         f"; leaving its {n_aside} sure disputes out showed no clear gain, one "
-        f"above {bar:g} standard error{'s' if bar != 1 else ''}{why} "
-        f"({_judged(selection)}), so every sample was fitted"
+        f"above {bar_text} ({_judged(selection)}), so every sample was fitted"
     )
 
 
