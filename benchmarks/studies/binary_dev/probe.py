@@ -18,13 +18,23 @@ def load_dev(name):
         X, y = make_moons(1200, noise=0.35, random_state=227)
         rng = np.random.RandomState(227)
         return np.hstack([X, rng.normal(size=(1200, 6))]), y
+    if name in ("rare15-dev", "rare6-dev"):
+        params = dict(n_samples=3000, n_features=20, n_informative=6, n_classes=2, weights=[0.85], flip_y=0, random_state=61, n_clusters_per_class=2) if name == "rare15-dev" else dict(n_samples=4000, n_features=15, n_informative=5, n_classes=2, weights=[0.94], flip_y=0, class_sep=1.2, random_state=67, n_clusters_per_class=2)
+        return make_classification(**params)
     if name == "easy-2-dev":
         return make_classification(800, 30, n_informative=10, n_classes=2, class_sep=1.5, flip_y=0, random_state=223)
     return ORIG(name)
 
 ORIG = unseen._load
+ORIG_NOISE = unseen._noise
+def noise_dev(name, seed):
+    if name == "U20":
+        from sklearn_plc.noise import UniformNoise
+        return UniformNoise(0.2, random_state=seed)
+    return ORIG_NOISE(name, seed)
 def cell(dataset, model, noise, seed, params):
     unseen._load = load_dev
+    unseen._noise = noise_dev
     return unseen.run_cell(dataset, model, noise, seed, params)
 
 if __name__ == "__main__":
