@@ -1,51 +1,129 @@
 """Binary dev probe: Standard, PLC (+ overrides), cleanlab on a binary dev set."""
-import json, sys, time, warnings
+
+import json
+import sys
+import time
+
 import numpy as np
 from joblib import Parallel, delayed
+
 sys.path.insert(0, ".")
 from benchmarks import unseen
 
+
 def load_dev(name):
     from sklearn.datasets import make_classification
+
     if name == "hard-2-dev":
-        return make_classification(1500, 20, n_informative=6, n_classes=2, class_sep=0.8, flip_y=0, random_state=211)
+        return make_classification(
+            1500,
+            20,
+            n_informative=6,
+            n_classes=2,
+            class_sep=0.8,
+            flip_y=0,
+            random_state=211,
+        )
     if name == "bin-a":
-        return make_classification(1500, 20, n_informative=6, n_classes=2, class_sep=1.2, flip_y=0, random_state=211)
+        return make_classification(
+            1500,
+            20,
+            n_informative=6,
+            n_classes=2,
+            class_sep=1.2,
+            flip_y=0,
+            random_state=211,
+        )
     if name == "bin-b":
-        return make_classification(800, 30, n_informative=10, n_classes=2, class_sep=1.5, n_clusters_per_class=3, flip_y=0, random_state=223)
+        return make_classification(
+            800,
+            30,
+            n_informative=10,
+            n_classes=2,
+            class_sep=1.5,
+            n_clusters_per_class=3,
+            flip_y=0,
+            random_state=223,
+        )
     if name == "bin-c":
         from sklearn.datasets import make_moons
+
         X, y = make_moons(1200, noise=0.35, random_state=227)
         rng = np.random.RandomState(227)
         return np.hstack([X, rng.normal(size=(1200, 6))]), y
     if name in ("rare15-dev", "rare6-dev"):
-        params = dict(n_samples=3000, n_features=20, n_informative=6, n_classes=2, weights=[0.85], flip_y=0, random_state=61, n_clusters_per_class=2) if name == "rare15-dev" else dict(n_samples=4000, n_features=15, n_informative=5, n_classes=2, weights=[0.94], flip_y=0, class_sep=1.2, random_state=67, n_clusters_per_class=2)
+        params = (
+            dict(
+                n_samples=3000,
+                n_features=20,
+                n_informative=6,
+                n_classes=2,
+                weights=[0.85],
+                flip_y=0,
+                random_state=61,
+                n_clusters_per_class=2,
+            )
+            if name == "rare15-dev"
+            else dict(
+                n_samples=4000,
+                n_features=15,
+                n_informative=5,
+                n_classes=2,
+                weights=[0.94],
+                flip_y=0,
+                class_sep=1.2,
+                random_state=67,
+                n_clusters_per_class=2,
+            )
+        )
         return make_classification(**params)
     if name == "easy-2-dev":
-        return make_classification(800, 30, n_informative=10, n_classes=2, class_sep=1.5, flip_y=0, random_state=223)
+        return make_classification(
+            800,
+            30,
+            n_informative=10,
+            n_classes=2,
+            class_sep=1.5,
+            flip_y=0,
+            random_state=223,
+        )
     return ORIG(name)
+
 
 ORIG = unseen._load
 ORIG_NOISE = unseen._noise
+
+
 def noise_dev(name, seed):
     if name == "U20":
         from sklearn_plc.noise import UniformNoise
+
         return UniformNoise(0.2, random_state=seed)
     return ORIG_NOISE(name, seed)
+
+
 def cell(dataset, model, noise, seed, params):
     unseen._load = load_dev
     unseen._noise = noise_dev
     return unseen.run_cell(dataset, model, noise, seed, params)
+
 
 if __name__ == "__main__":
     out = sys.argv[1]
     datasets = sys.argv[2].split(",")
     models = sys.argv[3].split(",")
     params = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {}
-    noises = (sys.argv[5].split(",") if len(sys.argv) > 5 else ["clean", "I-25", "III-25", "U30"])
+    noises = (
+        sys.argv[5].split(",")
+        if len(sys.argv) > 5
+        else ["clean", "I-25", "III-25", "U30"]
+    )
     seeds = [100, 101, 102, 103, 104]
-    grid = [(d, m, n, s) for d in datasets for m in models for n in noises for s in seeds]
+    grid = [
+        (d, m, n, s) for d in datasets for m in models for n in noises for s in seeds
+    ]
     t = time.time()
     rows = Parallel(n_jobs=2)(delayed(cell)(*g, params) for g in grid)
-    json.dump({"params": params, "runs": rows, "wall_s": time.time() - t}, open(out, "w"))
+    with open(out, "w") as log:
+        json.dump({"params": params, "runs": rows, "wall_s": time.time() - t}, log)
     print("wall", time.time() - t)
