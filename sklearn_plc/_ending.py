@@ -45,21 +45,23 @@ import numpy as np
 from ._judge import (
     JudgedRefit,
     corrections_verdict,
-    disputes_look_random,
     leave_out_verdict,
     removal_verdict,
 )
-from ._random_label_detector import random_labels
+from ._left_out import (
+    confident_disputes,
+    doubtful_left_out,
+    keep_every_class,
+    leave_out_standard_errors,
+    random_labels_left_out,
+    removal_of_disputes,
+)
 from ._thresholds import (
-    EVIDENCE_STANDARD_ERRORS,
-    LEAVE_OUT_STANDARD_ERRORS,
-    RANDOM_LABELS_MIN_MEMORISATION,
     REMOVAL_STANDARD_ERRORS,
     UNDO_STANDARD_ERRORS,
     sure_ratio_for,
 )
 from .correction import confidence_ratio, relabel_weights
-from .evidence import confident_label_issues, kept_label_rates
 
 # The outcomes of a run that returns the labels as given...
 LABELS_KEPT = ("not_memorising", "too_weak_to_judge", "undone")
@@ -71,30 +73,6 @@ KEPT_CORRECTIONS = ("converged", "max_iter")
 RANDOM_LABELS_ENDINGS = ("too_weak_to_judge", "undone", "converged", "max_iter")
 # The values of ``doubtful`` that leave samples out on the held-out evidence
 LEAVES_OUT = ("auto", "set_aside")
-
-
-def keep_every_class(left_out, labels):
-    """`left_out` without the samples whose class it would empty (a new array).
-
-    Every class the labels hold keeps samples in a fit, as a correction pass
-    never empties a class.
-    """
-    left_out = left_out.copy()
-    n_classes = int(labels.max()) + 1
-    kept = np.bincount(labels[~left_out], minlength=n_classes)
-    emptied = (kept == 0) & (np.bincount(labels, minlength=n_classes) > 0)
-    left_out[emptied[labels]] = False
-    return left_out
-
-
-def doubtful_samples(disputed, labels, given_labels):
-    """What an estimator without sample weights leaves out: relabels and disputes.
-
-    It cannot train a relabel at part weight, so it trains on neither of its
-    labels; nor on a label the model still disputes (`disputed`), which at
-    full weight its next predictions would confirm (a k-NN's neighbours vote).
-    """
-    return disputed | (labels != given_labels)
 
 
 @dataclass(frozen=True)
@@ -285,7 +263,7 @@ def end_of_run(evidence, settings):
         if proba is not None:  # None: the new models could not be fitted
             if evidence.first_proba is not None:
                 proba = (proba + evidence.first_proba) / 2
-            set_aside = _confident_disputes(proba, given, evidence.trusted)
+            set_aside = confident_disputes(proba, given, evidence.trusted)
             restore, stopped = True, "corrections_contested"
             selection = {
                 **(selection or {}),
@@ -326,11 +304,11 @@ def end_of_run(evidence, settings):
         and settings.doubtful in LEAVES_OUT
         and evidence.first_proba is not None
     ):
-        set_aside, memorisation = _random_labels_left_out(evidence)
+        set_aside, memorisation = random_labels_left_out(evidence)
     labels = given if restore else evidence.labels
     relabel_weight = None
     if stopped not in LABELS_GIVEN and settings.held_out:
-        set_aside = _doubtful_left_out(set_aside, evidence, settings)
+        set_aside = doubtful_left_out(set_aside, evidence, settings)
         if settings.weighable:
             relabel_weight = relabel_weights(evidence.pass_proba, given, labels)
     return Ending(
@@ -448,34 +426,6 @@ def _removal_is_a_candidate(evidence, settings, stopped):
     )
 
 
-def _confident_disputes(proba, given, trusted):
-    """What confident learning disputes: never a `trusted` sample or a class's last."""
-    issues = confident_label_issues(proba, given)
-    if trusted is not None:
-        issues &= ~trusted
-    return keep_every_class(issues, given)
-
-
-def _removal_of_disputes(evidence, weighable):
-    """``(left_out, class_weight)``: the removal candidate; None if it removes nothing.
-
-    The samples confident learning disputes on the first round's held-out
-    probabilities (every sample, the judged ones too; never a ``trusted``
-    one, never a class's last), and, where the estimator takes sample
-    weights, each class ``k``'s weight ``1 / P(given = k | true = k)``
-    (:func:`~sklearn_plc.evidence.kept_label_rates`), which gives back to a
-    class the share that its removed (and mislabelled) samples took; None
-    where it cannot weigh.
-    """
-    given = evidence.given_labels
-    proba = np.asarray(evidence.first_proba, dtype=np.float64)
-    left_out = _confident_disputes(proba, given, evidence.trusted)
-    if not left_out.any():
-        return None
-    class_weight = 1.0 / kept_label_rates(proba, given) if weighable else None
-    return left_out, class_weight
-
-
 def _removal_candidate(evidence, settings, selection, restore):
     """The judge's verdict on the removal against the labels the run would train on.
 
@@ -492,7 +442,7 @@ def _removal_candidate(evidence, settings, selection, restore):
     None, FitRequest, or (selection, removal)
         ``removal`` is ``(left_out, weights)`` where chosen, else None.
     """
-    removal = _removal_of_disputes(evidence, settings.weighable)
+    removal = removal_of_disputes(evidence, settings.weighable)
     if removal is None:
         return None
     left_out, class_weight = removal
@@ -530,9 +480,10 @@ def _sure_disputes_left_out(evidence, forced=False):
     probability was at most the sure ratio of the top class's. The same folds
     are fitted without the fold-trained ones, and where those models agree
     with the judged samples' given labels better than the first round's by
-    more than :func:`leave_out_standard_errors` standard errors, paired, every
-    sure dispute is left out of the final fit: the judged ones too (the
-    comparison tests the rule, not the particular samples). `forced` (a
+    more than :func:`~sklearn_plc._left_out.leave_out_standard_errors` standard
+    errors, paired, every sure dispute is left out of the final fit: the
+    judged ones too (the comparison tests the rule, not the particular
+    samples). `forced` (a
     half's run in the check on halves of a run that left them out): they are
     left out with no fit and no verdict.
 
@@ -568,71 +519,6 @@ def _sure_disputes_left_out(evidence, forced=False):
     set_aside = keep_every_class(sure, labels)
     selection["n_set_aside"] = int(set_aside.sum())
     return (set_aside if selection["chosen"] else None), selection
-
-
-def leave_out_standard_errors(memorisation):
-    """The bar a non-memorising model's leave-out must clear, in standard errors.
-
-    Agreement with the given labels rewards a smooth model that drops its
-    sure disputes wherever the noise follows its boundary (feature-dependent
-    noise): it then agrees better with noisy labels that lie as its boundary
-    does, worth a standard error or two whatever the clean labels say, so
-    the bar is ``LEAVE_OUT_STANDARD_ERRORS`` (3). Where the model's disputes
-    clearly look drawn at random
-    (:func:`~sklearn_plc._judge.disputes_look_random`), the noise is
-    independent of the features, and agreement with the given labels is an
-    increasing affine function of agreement with the clean ones: a gain in
-    it is a gain in accuracy, and the bar is every other verdict's,
-    ``EVIDENCE_STANDARD_ERRORS`` (1).
-    """
-    if memorisation is not None and disputes_look_random(memorisation):
-        return EVIDENCE_STANDARD_ERRORS
-    return LEAVE_OUT_STANDARD_ERRORS
-
-
-def _random_labels_left_out(evidence):
-    """``(set_aside, memorisation)``: the first round's random-looking disputes.
-
-    Reads the first round's held-out probabilities with
-    :func:`~sklearn_plc._random_label_detector.random_labels` and records the
-    share of random labels among the disputes (``"random_label_share"``; None
-    in two classes) and how many it leaves out (``"random_labels_left_out"``).
-    They are left out only where the model memorises at least
-    ``RANDOM_LABELS_MIN_MEMORISATION`` of the labels it disputes; verified
-    labels never are.
-    """
-    labels = evidence.given_labels
-    random, share = random_labels(np.asarray(evidence.first_proba, dtype=float), labels)
-    if evidence.trusted is not None:
-        random &= ~evidence.trusted
-    memorisation = {
-        **evidence.memorisation,
-        "random_label_share": share,
-        "random_labels_left_out": 0,
-    }
-    if memorisation["rate"] < RANDOM_LABELS_MIN_MEMORISATION:
-        return None, memorisation
-    random = keep_every_class(random, labels)
-    memorisation["random_labels_left_out"] = int(random.sum())
-    return (random if random.any() else None), memorisation
-
-
-def _doubtful_left_out(set_aside, evidence, settings):
-    """What a kept run's final fit leaves out besides `set_aside`.
-
-    ``doubtful="set_aside"``: the labels still disputed; ``"auto"`` where the
-    estimator cannot weigh: every relabel and every dispute.
-    """
-    left_out = [] if set_aside is None else [set_aside]
-    if settings.doubtful == "set_aside":
-        left_out.append(evidence.disputed)
-    elif settings.doubtful == "auto" and not settings.weighable:
-        left_out.append(
-            doubtful_samples(evidence.disputed, evidence.labels, evidence.given_labels)
-        )
-    if not left_out:
-        return None
-    return keep_every_class(np.logical_or.reduce(left_out), evidence.labels)
 
 
 def undone_on_halves(ending, selection, corrector):

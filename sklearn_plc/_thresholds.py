@@ -16,7 +16,7 @@ UNDO_STANDARD_ERRORS = EVIDENCE_STANDARD_ERRORS
 EARLY_UNDO_STANDARD_ERRORS = 2.0
 # A non-memorising model's sure disputes are left out only on a gain this clear, unless
 # they look drawn at random (then EVIDENCE_STANDARD_ERRORS; see
-# _ending.leave_out_standard_errors).
+# _left_out.leave_out_standard_errors).
 LEAVE_OUT_STANDARD_ERRORS = 3.0
 # Removing the first round's confident disputes displaces a memorising model's labels
 # (corrected, or as given) only where it agrees better, balanced over the classes.

@@ -174,7 +174,7 @@ def test_a_label_changed_twice_is_disputed_even_where_the_model_agrees():
 
 
 def test_an_unweighed_fit_leaves_out_the_relabelled_and_the_disputed():
-    from sklearn_plc._ending import doubtful_samples
+    from sklearn_plc._left_out import doubtful_samples
 
     # sample 1 is relabelled (sure), sample 2 disputed at a ratio above 0.5
     proba = np.array([[0.9, 0.1], [0.05, 0.95], [0.44, 0.56], [0.2, 0.8]])

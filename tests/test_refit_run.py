@@ -773,7 +773,7 @@ def test_set_aside_in_two_classes_relabels_only_at_a_margin_of_one_half(noisy_bl
 
 
 def test_setting_aside_never_empties_a_class():
-    from sklearn_plc._ending import keep_every_class
+    from sklearn_plc._left_out import keep_every_class
 
     labels = np.array([0, 0, 1, 1, 2])
     left_out = np.array([True, False, True, True, False])

@@ -311,7 +311,7 @@ def relabel_weight_key(settings, estimator):
     ``doubtful="weigh"`` and ``"auto"`` weigh with held-out probabilities
     only (in-sample ones are too sure to weigh by); ``"weigh"`` raises where
     the estimator takes no per-sample weights, and ``"auto"`` then leaves
-    the doubtful samples out (:func:`~sklearn_plc._ending.doubtful_samples`).
+    the doubtful samples out (:func:`~sklearn_plc._left_out.doubtful_samples`).
     """
     doubtful = settings.doubtful
     if doubtful not in ("auto", "weigh") or not settings.held_out:

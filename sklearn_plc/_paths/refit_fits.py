@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import clone
 
-from .._ending import doubtful_samples, keep_every_class
 from .._final_fit import (
     fit_final_model,
     warn_fitted_on_every_sample,
@@ -30,6 +29,7 @@ from .._held_out import (
     with_sample_weight,
 )
 from .._judge import JudgedRefit, can_judge, memorisation_evidence, memorises
+from .._left_out import doubtful_samples, keep_every_class
 from .._random_label_detector import random_label_share
 from .._thresholds import sure_ratio_for
 from .._validation import check_finite_proba
