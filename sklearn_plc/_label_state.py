@@ -143,7 +143,6 @@ align_class_distribution`) to the class frequencies of the labels as given,
         self.converged = False
         self._window = deque(maxlen=window)
         self._mean = None  # reused buffer for the window average
-        self._pass_proba = None  # what a pass reads, until the window changes
 
     def _keep_every_class(self, new_labels, changed):
         """Undo, in place, the corrections that would empty a class.
@@ -226,7 +225,6 @@ align_class_distribution`) to the class frequencies of the labels as given,
         """Drop the recorded probabilities (e.g. to free GPU memory after a run)."""
         self._window.clear()
         self._mean = None
-        self._pass_proba = None
 
     def add_proba(self, proba):
         """Record the probabilities of a new model (one fit or one epoch).
@@ -241,7 +239,6 @@ align_class_distribution`) to the class frequencies of the labels as given,
         if isinstance(proba, np.ndarray):
             proba = proba.astype(np.float32, copy=False)
         self._window.append(proba)
-        self._pass_proba = None
 
     def restore_given_labels(self):
         """Undo every correction: set each changed label back to the given one.
@@ -308,14 +305,7 @@ align_class_distribution`) to the class frequencies of the labels as given,
         return self._given_prior
 
     def pass_proba(self):
-        """The probabilities a pass reads: the window average, aligned if asked.
-
-        Computed once per window: the rounds that read the same fit's
-        probabilities at a raised threshold (no refit) share it. Callers
-        read it and never write to it.
-        """
-        if self._pass_proba is not None:
-            return self._pass_proba
+        """The probabilities a pass reads: the window average, aligned if asked."""
         proba = self.to_numpy(self.averaged_proba())
         if self.distribution_alignment:  # towards the labels as given, all rows
             weights = self.sample_weight
@@ -324,7 +314,6 @@ align_class_distribution`) to the class frequencies of the labels as given,
                 self._given_class_prior(proba.shape[1]),
                 sample_weight=None if weights is None else weights[self.rows],
             )
-        self._pass_proba = proba
         return proba
 
     def label_evidence(self, proba=None):

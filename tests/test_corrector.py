@@ -40,28 +40,6 @@ def test_window_averages_the_recorded_probabilities():
     np.testing.assert_allclose(corrector.averaged_proba(), [[0.6, 0.4], [0.2, 0.8]])
 
 
-def test_rounds_without_a_new_fit_read_the_same_aligned_probabilities(monkeypatch):
-    # a quiet round reads the last fit's probabilities again at a raised
-    # threshold: aligned once per window, not once per round
-    import sklearn_plc._label_state as label_state
-
-    calls = []
-    align = label_state.align_class_distribution
-    monkeypatch.setattr(
-        label_state,
-        "align_class_distribution",
-        lambda *args, **kwargs: calls.append(1) or align(*args, **kwargs),
-    )
-    corrector = make_corrector([1, 0, 1], distribution_alignment=True)
-    corrector.add_proba(CONFIDENT_CLASS_0)
-    for _ in range(3):
-        corrector.run_round()
-    assert len(calls) == 1
-    corrector.add_proba(CONFIDENT_CLASS_0[::-1])
-    corrector.run_round()
-    assert len(calls) == 2
-
-
 def test_a_pass_that_would_empty_a_class_leaves_that_class_alone():
     corrector = make_corrector([1, 1, 0])
     corrector.add_proba(np.array([[0.9, 0.1], [0.9, 0.1], [0.9, 0.1]]))
