@@ -483,9 +483,8 @@ def _sure_disputes_left_out(evidence, forced=False):
     more than :func:`~sklearn_plc._left_out.leave_out_standard_errors` standard
     errors, paired, every sure dispute is left out of the final fit: the
     judged ones too (the comparison tests the rule, not the particular
-    samples). `forced` (a
-    half's run in the check on halves of a run that left them out): they are
-    left out with no fit and no verdict.
+    samples). `forced` (a half's run in the check on halves of a run that
+    left them out): they are left out with no fit and no verdict.
 
     Returns
     -------

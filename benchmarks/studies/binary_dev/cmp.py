@@ -51,28 +51,33 @@ def summary(runs, label):
     return cells
 
 
-base = load(sys.argv[1])
-summary(base, "base")
-for f in sys.argv[2:]:
-    var = load(f)
-    common = {k: v for k, v in var.items() if k in base}
-    summary({k: base[k] for k in common}, "base@")
-    summary(common, f.split("/")[-1][:10])
-    d = np.array([(common[k]["plc"] - base[k]["plc"]) * 100 for k in common])
-    moved = np.sum(np.abs(d) > 1e-9)
-    print(
-        f"   paired {d.mean():+.3f} ± {d.std(ddof=1) / np.sqrt(len(d)):.3f}, "
-        f"moved {moved}/{len(d)}"
-    )
-    bym = defaultdict(list)
-    for k in common:
-        bym[(k[1], "clean" if k[2] == "clean" else "noisy")].append(
-            (common[k]["plc"] - base[k]["plc"]) * 100
+def main():
+    base = load(sys.argv[1])
+    summary(base, "base")
+    for f in sys.argv[2:]:
+        var = load(f)
+        common = {k: v for k, v in var.items() if k in base}
+        summary({k: base[k] for k in common}, "base@")
+        summary(common, f.split("/")[-1][:10])
+        d = np.array([(common[k]["plc"] - base[k]["plc"]) * 100 for k in common])
+        moved = np.sum(np.abs(d) > 1e-9)
+        print(
+            f"   paired {d.mean():+.3f} ± {d.std(ddof=1) / np.sqrt(len(d)):.3f}, "
+            f"moved {moved}/{len(d)}"
         )
-    print(
-        "   ",
-        {
-            f"{a[:6]}/{b}": round(float(np.mean(v)), 2)
-            for (a, b), v in sorted(bym.items())
-        },
-    )
+        bym = defaultdict(list)
+        for k in common:
+            bym[(k[1], "clean" if k[2] == "clean" else "noisy")].append(
+                (common[k]["plc"] - base[k]["plc"]) * 100
+            )
+        print(
+            "   ",
+            {
+                f"{a[:6]}/{b}": round(float(np.mean(v)), 2)
+                for (a, b), v in sorted(bym.items())
+            },
+        )
+
+
+if __name__ == "__main__":
+    main()

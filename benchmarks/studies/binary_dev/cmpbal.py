@@ -1,20 +1,8 @@
-import gzip
-import json
 import sys
 from collections import defaultdict
 
 import numpy as np
-
-
-def _open(f):
-    return gzip.open(f, "rt") if f.endswith(".gz") else open(f)
-
-
-def load(f):
-    return {
-        (r["dataset"], r["model"], r["noise"], r["seed"]): r
-        for r in json.load(_open(f))["runs"]
-    }
+from cmp import load  # this folder's: the runs of a log by cell and seed
 
 
 def summ(runs, label, key):

@@ -10,83 +10,49 @@ from joblib import Parallel, delayed
 sys.path.insert(0, ".")
 from benchmarks import unseen
 
+# make_classification's draws of two classes (no label flipped), by name
+TWO_CLASS_SETS = {
+    "hard-2-dev": dict(
+        n_samples=1500, n_features=20, n_informative=6, class_sep=0.8, random_state=211
+    ),
+    "bin-a": dict(
+        n_samples=1500, n_features=20, n_informative=6, class_sep=1.2, random_state=211
+    ),
+    "bin-b": dict(
+        n_samples=800,
+        n_features=30,
+        n_informative=10,
+        class_sep=1.5,
+        n_clusters_per_class=3,
+        random_state=223,
+    ),
+    "easy-2-dev": dict(
+        n_samples=800, n_features=30, n_informative=10, class_sep=1.5, random_state=223
+    ),
+    # candidates.py's rare sets at b52249c: 15% and 6% positives
+    "rare15-dev": dict(
+        n_samples=3000, n_features=20, n_informative=6, weights=[0.85], random_state=61
+    ),
+    "rare6-dev": dict(
+        n_samples=4000,
+        n_features=15,
+        n_informative=5,
+        weights=[0.94],
+        class_sep=1.2,
+        random_state=67,
+    ),
+}
+
 
 def load_dev(name):
-    from sklearn.datasets import make_classification
+    from sklearn.datasets import make_classification, make_moons
 
-    if name == "hard-2-dev":
-        return make_classification(
-            1500,
-            20,
-            n_informative=6,
-            n_classes=2,
-            class_sep=0.8,
-            flip_y=0,
-            random_state=211,
-        )
-    if name == "bin-a":
-        return make_classification(
-            1500,
-            20,
-            n_informative=6,
-            n_classes=2,
-            class_sep=1.2,
-            flip_y=0,
-            random_state=211,
-        )
-    if name == "bin-b":
-        return make_classification(
-            800,
-            30,
-            n_informative=10,
-            n_classes=2,
-            class_sep=1.5,
-            n_clusters_per_class=3,
-            flip_y=0,
-            random_state=223,
-        )
+    if name in TWO_CLASS_SETS:
+        return make_classification(n_classes=2, flip_y=0, **TWO_CLASS_SETS[name])
     if name == "bin-c":
-        from sklearn.datasets import make_moons
-
         X, y = make_moons(1200, noise=0.35, random_state=227)
         rng = np.random.RandomState(227)
         return np.hstack([X, rng.normal(size=(1200, 6))]), y
-    if name in ("rare15-dev", "rare6-dev"):
-        params = (
-            dict(
-                n_samples=3000,
-                n_features=20,
-                n_informative=6,
-                n_classes=2,
-                weights=[0.85],
-                flip_y=0,
-                random_state=61,
-                n_clusters_per_class=2,
-            )
-            if name == "rare15-dev"
-            else dict(
-                n_samples=4000,
-                n_features=15,
-                n_informative=5,
-                n_classes=2,
-                weights=[0.94],
-                flip_y=0,
-                class_sep=1.2,
-                random_state=67,
-                n_clusters_per_class=2,
-            )
-        )
-        return make_classification(**params)
-    if name == "easy-2-dev":
-        return make_classification(
-            800,
-            30,
-            n_informative=10,
-            n_classes=2,
-            class_sep=1.5,
-            flip_y=0,
-            random_state=223,
-        )
     return ORIG(name)
 
 
