@@ -224,9 +224,11 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         verified label the draw sets aside judges with its verified label,
         the others train every correcting model; none is ever changed.
         ``"trusted"``: the trusted samples judge instead, and any measured
-        loss undoes; use it where they are a random sample of the data (a
-        gold set), a few hundred at least, never for labels reviewed from the
-        top of ``review_list()``, which are no random sample. ``None``: no
+        loss undoes; only for a random sample of the data (a gold set), never
+        for labels reviewed from the top of ``review_list()``, which are no
+        random sample. No correcting model trains on them then, and verified
+        labels are usually worth more training the correcting models than
+        judging them: prefer passing them as ``trusted`` with a float here. ``None``: no
         judge, the corrections stand whatever the evidence (the paper's rule;
         ``selection_`` still records it). With a float, the run's result is
         also checked on every sample: where it differs from a
