@@ -6,8 +6,8 @@ default judges, and PLC judged by the gold samples alone, all on the same labels
 
     python benchmarks/studies/binary_dev/gold_probe.py OUT M [SETS [MODELS [NOISES]]]
 
-SETS: the two-class dev sets by default; `multi-a` and `multi-b` are two
-multi-class draws of this study's own.
+SETS: the two-class dev sets by default; `multi-a` and `multi-b` (`probe.py`) are
+two multi-class draws of this study's own.
 """
 
 import json
@@ -24,33 +24,7 @@ import probe
 
 from benchmarks import unseen
 
-MULTI = {
-    "multi-a": dict(
-        n_samples=1500,
-        n_features=20,
-        n_informative=6,
-        n_classes=3,
-        class_sep=1.0,
-        random_state=311,
-    ),
-    "multi-b": dict(
-        n_samples=2000,
-        n_features=30,
-        n_informative=8,
-        n_classes=4,
-        class_sep=1.2,
-        random_state=313,
-    ),
-}
 MODELS = "random-forest,extra-trees,gradient-boosting,logistic,5-nn"
-
-
-def load(name):
-    from sklearn.datasets import make_classification
-
-    if name in MULTI:
-        return make_classification(flip_y=0, **MULTI[name])
-    return probe.load_dev(name)
 
 
 def cell(dataset, model, noise, seed, n_gold):
@@ -59,7 +33,7 @@ def cell(dataset, model, noise, seed, n_gold):
     from sklearn_plc import PLCClassifier
 
     warnings.simplefilter("ignore")
-    X, y = load(dataset)
+    X, y = probe.load_dev(dataset)
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=0.3, random_state=seed, stratify=y
     )

@@ -10,8 +10,9 @@ from joblib import Parallel, delayed
 sys.path.insert(0, ".")
 from benchmarks import unseen
 
-# make_classification's draws of two classes (no label flipped), by name
-TWO_CLASS_SETS = {
+# make_classification's draws (no label flipped), by name: two classes unless
+# `n_classes` says otherwise (`multi-a`, `multi-b`: gold_probe.py's)
+DEV_SETS = {
     "hard-2-dev": dict(
         n_samples=1500, n_features=20, n_informative=6, class_sep=0.8, random_state=211
     ),
@@ -41,14 +42,30 @@ TWO_CLASS_SETS = {
         class_sep=1.2,
         random_state=67,
     ),
+    "multi-a": dict(
+        n_samples=1500,
+        n_features=20,
+        n_informative=6,
+        n_classes=3,
+        class_sep=1.0,
+        random_state=311,
+    ),
+    "multi-b": dict(
+        n_samples=2000,
+        n_features=30,
+        n_informative=8,
+        n_classes=4,
+        class_sep=1.2,
+        random_state=313,
+    ),
 }
 
 
 def load_dev(name):
     from sklearn.datasets import make_classification, make_moons
 
-    if name in TWO_CLASS_SETS:
-        return make_classification(n_classes=2, flip_y=0, **TWO_CLASS_SETS[name])
+    if name in DEV_SETS:
+        return make_classification(**{"n_classes": 2, "flip_y": 0, **DEV_SETS[name]})
     if name == "bin-c":
         X, y = make_moons(1200, noise=0.35, random_state=227)
         rng = np.random.RandomState(227)
