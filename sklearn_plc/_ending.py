@@ -92,8 +92,6 @@ class EndingSettings:
         The final fit weighs each relabel against its given label.
     refits_folds : bool
         The run has folds (``"cv"``) that can be fitted again.
-    trusted : bool
-        Verified labels judge (any measured loss undoes).
     leaves_out : bool, default=False
         A half's run in the check on halves of a run that left a
         non-memorising model's sure disputes out: it leaves its own out,
@@ -105,7 +103,6 @@ class EndingSettings:
     held_out: bool
     weighable: bool
     refits_folds: bool
-    trusted: bool
     leaves_out: bool = False
 
 
@@ -275,7 +272,6 @@ def end_of_run(evidence, settings):
         and settings.doubtful in LEAVES_OUT
         and settings.refits_folds
         and evidence.validation is not None
-        and not settings.trusted
     ):
         outcome = _sure_disputes_left_out(evidence, settings.leaves_out)
         if isinstance(outcome, FitRequest):
@@ -325,13 +321,12 @@ def end_of_run(evidence, settings):
 def _undo_verdict(evidence, settings):
     """``(selection, request)``: the held-out verdict on the corrections.
 
-    A verified judge is unbiased, so any measured loss undoes. Where the
-    verdict undoes and the final fit would weigh the relabels, the folds
-    fitted as it is (weighed) judge once more, and decide. Corrections no
+    Where the verdict undoes and the final fit would weigh the relabels, the
+    folds fitted as it is (weighed) judge once more, and decide. Corrections no
     refit trained on (:func:`_corrections_unjudged`) are judged on those
     folds from the start.
     """
-    bar = 0.0 if settings.trusted else UNDO_STANDARD_ERRORS
+    bar = UNDO_STANDARD_ERRORS
     last = evidence.last
     if _corrections_unjudged(evidence, settings):
         if "weighed_folds" not in evidence.fitted:

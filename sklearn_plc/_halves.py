@@ -5,10 +5,12 @@ run is made again on each half alone and each half's final model predicts the
 other half, whose labels it never saw, directly or through a correction; a
 plain fit on each half does the same (:func:`check_on_halves`, which any run
 path calls with its own fits); :func:`halves_verdict` undoes the run's result
-where its models agree clearly worse with the given labels. A half's run takes
-the act the run took where a verdict of its own could choose another (a refit run
-that kept its corrections keeps each half's, past the gates; a contested run's
-halves contest): the check judges that act.
+where its models agree clearly worse with the given labels (with the verified
+ones alone where they judge, ``validation_fraction="trusted"``: they train the
+models of their own half as anchors and judge those of the other). A half's run
+takes the act the run took where a verdict of its own could choose another (a
+refit run that kept its corrections keeps each half's, past the gates; a
+contested run's halves contest): the check judges that act.
 """
 
 import warnings
@@ -44,7 +46,16 @@ def split_halves(encoded, rng, groups, ids=None):
 
 
 def check_on_halves(
-    X, given, classes, rng, groups, fit_halves, ending, weights=None, ids=None
+    X,
+    given,
+    classes,
+    rng,
+    groups,
+    fit_halves,
+    ending,
+    weights=None,
+    ids=None,
+    judged=None,
 ):
     """The run's result made on each half and judged on the other (``halves_check_``).
 
@@ -78,11 +89,17 @@ def check_on_halves(
     ids : ndarray of int of shape (n_samples,) or None, default=None
         The samples' identities for the halves' draw (:func:`split_halves`);
         None: their positions.
+    judged : ndarray of bool of shape (n_samples,) or None, default=None
+        The samples whose predictions judge: the verified (``trusted``) ones
+        where they judge alone (``validation_fraction="trusted"``); each is
+        still predicted by the half that did not train on it, and every sample
+        trains its own half's models. None: every sample judges.
 
     Returns
     -------
     selection : dict or None
-        :func:`halves_verdict`'s, or None where a half cannot be run (a
+        :func:`halves_verdict`'s, with ``"verified"`` (whether the trusted
+        samples alone judged), or None where a half cannot be run (a
         ``ValueError``: a class too small for the folds of a half).
     """
     n_samples = given.shape[0]
@@ -100,13 +117,14 @@ def check_on_halves(
             plain_predicted[other] = proba_per_class(plain, X_other, classes).argmax(
                 axis=1
             )
-    return halves_verdict(
-        predicted == given,
-        plain_predicted == given,
-        ending,
-        EVIDENCE_STANDARD_ERRORS,
-        weights,
+    agrees, plain_agrees = predicted == given, plain_predicted == given
+    if judged is not None:
+        agrees, plain_agrees = agrees[judged], plain_agrees[judged]
+        weights = None if weights is None else weights[judged]
+    selection = halves_verdict(
+        agrees, plain_agrees, ending, EVIDENCE_STANDARD_ERRORS, weights
     )
+    return {**selection, "verified": judged is not None}
 
 
 def halves_verdict(agrees, plain_agrees, ending, standard_errors, weights=None):

@@ -5,8 +5,8 @@ on, and from the given labels alone unless verified (``trusted``) ones exist:
 
 - **which samples judge** (:func:`choose_judged_samples`): stratified
   validation samples, ``validation_fraction`` of all, drawn as without the
-  ``trusted`` ones, or the ``trusted`` samples where
-  ``validation_fraction="trusted"``;
+  ``trusted`` ones (which judge the check on halves alone where
+  ``validation_fraction="trusted"``, :mod:`sklearn_plc._halves`);
 - **whether the model memorises its labels and can judge them**
   (:func:`memorisation_evidence`, :func:`memorises`, :func:`can_judge`),
   measured in the first round; a model that does not memorise, or that surely
@@ -21,7 +21,6 @@ The math (paired gain, memorisation rate) lives in :mod:`sklearn_plc.evidence`;
 what the run does with the verdict, in :mod:`sklearn_plc._ending`.
 """
 
-import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -29,7 +28,7 @@ from sklearn.model_selection import GroupShuffleSplit
 from sklearn.pipeline import Pipeline
 
 from ._draws import draw_seed, sample_keys, within_class_quantiles
-from ._thresholds import EVIDENCE_STANDARD_ERRORS, FEW_TRUSTED
+from ._thresholds import EVIDENCE_STANDARD_ERRORS
 from .correction import confidence_ratio
 from .evidence import agreement_gain, agrees_clearly_worse, memorisation_rate
 
@@ -73,16 +72,15 @@ def _cannot_set_aside(fraction, n_samples, reason):
 
 
 def choose_judged_samples(
-    encoded, rng, groups, *, trusted, validation_fraction, can_set_aside, ids=None
+    encoded, rng, groups, *, validation_fraction, can_set_aside, ids=None
 ):
     """The samples that judge, and those the correcting models train on.
 
-    The validation samples are drawn whatever is verified (``trusted``): a
-    verified sample that the draw sets aside judges with its verified label
-    (and trains the final model), and the others train every correcting
-    model, so that a refit after a review trains and judges on the samples
-    the fit before it did (:mod:`sklearn_plc._draws`). The verified samples
-    judge alone only where asked (``validation_fraction="trusted"``).
+    The validation samples are drawn whatever is verified (``trusted``, which
+    this draw does not see): a verified sample that the draw sets aside judges
+    with its verified label (and trains the final model), and the others
+    train every correcting model, so that a refit after a review trains and
+    judges on the samples the fit before it did (:mod:`sklearn_plc._draws`).
 
     Parameters
     ----------
@@ -92,11 +90,8 @@ def choose_judged_samples(
         Draws the validation samples (one draw, only when there are any).
     groups : array-like or None
         Keeps a group on one side of the validation split.
-    trusted : ndarray of bool or None
-        Verified labels.
-    validation_fraction : float, "trusted" or None
-        Share of the samples that judge;
-        ``"trusted"``: the trusted samples judge; None judges on every sample.
+    validation_fraction : float or None
+        Share of the samples that judge; None: no samples are set aside.
     can_set_aside : bool
         False when the folds are given as index pairs, which cannot leave
         samples out: the judged samples are then judged in place.
@@ -113,22 +108,6 @@ def choose_judged_samples(
     judged : ndarray of int or None
         The samples whose held-out predictions judge; None: all.
     """
-    if validation_fraction == "trusted":
-        judged = np.flatnonzero(trusted)
-        if judged.shape[0] < FEW_TRUSTED:
-            warnings.warn(
-                f"Only {judged.shape[0]} trusted samples judge the corrections, "
-                f"and no correcting model trains on them: one standard error of "
-                f"their agreement is several points, and on small noisy data "
-                f"withholding them cost accuracy (user guide, 'Verified "
-                f"labels'). With fewer than {FEW_TRUSTED}, consider the default "
-                f"validation_fraction.",
-                UserWarning,
-                stacklevel=7,  # the caller of fit
-            )
-        if can_set_aside:
-            return np.flatnonzero(~trusted), judged, judged
-        return None, None, judged
     if not can_set_aside or validation_fraction is None:
         return None, None, None
     training, validation = split_validation(

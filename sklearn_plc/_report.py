@@ -59,6 +59,8 @@ def _judged(selection):
         how = ", on folds weighed as the final fit is"
     else:
         how = ", on models trained on the hard corrected labels"
+    if selection.get("verified"):
+        how += ", the trusted samples alone judging"
     if selection.get("sample_weighted"):
         how += ", each judged sample at the estimator's weight"
     return (

@@ -61,6 +61,9 @@ DEFAULT_TOL = 1e-4
 DEFAULT_N_ITER_NO_CHANGE = 10
 
 # -- others ---------------------------------------------------------------------
+# The share of the samples that judge the run's own verdicts (validation_fraction's
+# default, and the share where the trusted samples judge the check on halves).
+VALIDATION_FRACTION = 0.2
 # Fewer trusted samples than this judge poorly: a warning says so.
 FEW_TRUSTED = 100
 # A bagging ensemble judges out of bag by default from this many members.

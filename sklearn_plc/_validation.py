@@ -6,6 +6,7 @@ input in the same words.
 """
 
 import sys
+import warnings
 from collections.abc import Iterator
 from numbers import Integral
 
@@ -27,6 +28,7 @@ from sklearn.utils.validation import (
 )
 
 from ._held_out import supports_out_of_bag
+from ._thresholds import FEW_TRUSTED
 from .noise._validation import check_one_label_type
 
 NET_CONFIDENCES = ("training_pass", "eval_pass")
@@ -185,8 +187,9 @@ def check_not_empty(**data):
 def check_trusted(trusted, n_samples, judges=False):
     """`trusted` as a boolean mask of shape (n_samples,), or None.
 
-    `judges`: the trusted samples judge (``validation_fraction="trusted"``),
-    so there must be some, and some labels left to correct.
+    `judges`: the trusted samples judge the check on halves
+    (``validation_fraction="trusted"``), so there must be some, and some
+    labels left to correct; fewer than :data:`FEW_TRUSTED` give a warning.
     """
     if trusted is None:
         if judges:
@@ -221,6 +224,17 @@ def check_trusted(trusted, n_samples, judges=False):
             'trusted marks every sample, so with validation_fraction="trusted" '
             "no model is left to correct and judge; use a float "
             "validation_fraction (every label is then kept as given)."
+        )
+    if judges and np.count_nonzero(mask) < FEW_TRUSTED:
+        warnings.warn(
+            f"Only {np.count_nonzero(mask)} trusted samples judge the check on "
+            f"halves: one standard error of their agreement is several points, "
+            f"so few results are called worse or better on them, and where "
+            f"they differ in one or two predictions the result is undone. With "
+            f"fewer than {FEW_TRUSTED}, consider the default validation_fraction, "
+            f"under which every sample judges (user guide, 'Verified labels').",
+            UserWarning,
+            stacklevel=4,  # the caller of fit
         )
     return mask
 

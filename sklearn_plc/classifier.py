@@ -41,6 +41,7 @@ from ._paths.interface import RunSettings
 from ._paths.net import check_supported_input
 from ._report import outcome_line
 from ._review import given_labels, review_rows
+from ._thresholds import VALIDATION_FRACTION
 from ._validation import (
     HELD_OUT_CONFIDENCES,
     NET_CONFIDENCES,
@@ -223,12 +224,14 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         after a review judges on the samples the fit before it did: a
         verified label the draw sets aside judges with its verified label,
         the others train every correcting model; none is ever changed.
-        ``"trusted"``: the trusted samples judge instead, and any measured
-        loss undoes; only for a random sample of the data (a gold set), never
-        for labels reviewed from the top of ``review_list()``, which are no
-        random sample. No correcting model trains on them then, and verified
-        labels are usually worth more training the correcting models than
-        judging them: prefer passing them as ``trusted`` with a float here. ``None``: no
+        ``"trusted"``: the run is judged as with 0.2, and the check on halves
+        below is judged by the trusted samples alone, each predicted by the
+        half that did not train on it (the trusted samples of the other half
+        train every correcting model as anchors); only for a random sample of
+        the data (a gold set), never for labels reviewed from the top of
+        ``review_list()``, which are no random sample. Their labels are right
+        where the noisy majority is wrong, but a few hundred of them hear
+        less than every sample on clean labels. ``None``: no
         judge, the corrections stand whatever the evidence (the paper's rule;
         ``selection_`` still records it). With a float, the run's result is
         also checked on every sample: where it differs from a
@@ -350,9 +353,9 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         labels in which ``corrections_`` and ``review_list()`` name samples.
 
     validation_indices_ : ndarray of int or None
-        The samples that judged the corrections: the validation samples (see
-        ``validation_fraction``; the ``trusted`` ones where it is
-        ``"trusted"``); None when every sample judged or none did.
+        The samples that judged the run's own verdicts: the validation samples
+        (see ``validation_fraction``); None when every sample judged or none
+        did.
 
     set_aside_ : ndarray of bool of shape (n_samples,)
         The samples left out of the final fit as doubtful (see ``doubtful``);
@@ -385,12 +388,14 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         The check of the run's result on halves (see ``validation_fraction``):
         as ``selection_``, with ``"compared": "halves"``, the ``"ending"`` it
         checked, ``"undone"``, ``"n_differ"`` (the samples the two sets of
-        models predicted differently) and ``"too_few_differ"`` (undone for
-        that alone); the evidence is the held-out agreement of every sample.
+        models predicted differently), ``"too_few_differ"`` (undone for
+        that alone) and ``"verified"``; the evidence is the held-out agreement
+        of every sample (of the ``trusted`` ones alone where ``"verified"``:
+        ``validation_fraction="trusted"``).
         Where it undid the result, ``selection_`` is this dict, with the
         verdict it replaced under ``"replaced"``. None where it did not
         run: the result was a plain fit's labels, the judge does not act
-        (``validation_fraction=None`` or ``"trusted"``, ``confidence="in_sample"``,
+        (``validation_fraction=None``, ``confidence="in_sample"``,
         a skorch net), the folds are given as index pairs, or a half could
         not be run (a class too small for its folds).
 
@@ -475,7 +480,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         runner_up_ratio=0.5,
         distribution_alignment=True,
         min_memorisation=0.1,
-        validation_fraction=0.2,
+        validation_fraction=VALIDATION_FRACTION,
         doubtful="auto",
         random_state=None,
         verbose=0,
@@ -532,10 +537,15 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             given_confidence=self.confidence,
             cv=self.cv,
             min_memorisation=self.min_memorisation,
-            validation_fraction=self.validation_fraction,
+            validation_fraction=(
+                VALIDATION_FRACTION
+                if self.validation_fraction == "trusted"
+                else self.validation_fraction
+            ),
             doubtful=self.doubtful,
             random_state=self.random_state,
             verbose=self.verbose,
+            verified_judge=self.validation_fraction == "trusted",
         )
 
     @_fit_context(
@@ -569,8 +579,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             sets aside judges with its verified label, the others train
             every correcting model. Any number, 1 to all; with every label
             trusted the final model is the plain fit.
-            With ``validation_fraction="trusted"`` the trusted samples judge
-            instead (see there). In a Pipeline, pass
+            With ``validation_fraction="trusted"`` the trusted samples alone
+            judge the check on halves (see there). In a Pipeline, pass
             ``plcclassifier__trusted``.
 
         **fit_params : dict

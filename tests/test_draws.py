@@ -7,7 +7,7 @@ from scipy import stats
 from sklearn_plc._draws import sample_keys, stratified_blocks, within_class_quantiles
 from sklearn_plc._halves import split_halves
 from sklearn_plc._held_out import make_splits
-from sklearn_plc._judge import choose_judged_samples, split_validation
+from sklearn_plc._judge import split_validation
 
 LABELS = np.random.RandomState(0).randint(0, 3, 600)
 
@@ -74,22 +74,6 @@ def test_folds_of_a_subset_keep_each_samples_key_through_its_id():
     on_rows = make_splits(3, None, LABELS, np.random.RandomState(0), None, train=train)
     for (_, subset_test), (_, rows_test) in zip(on_subset, on_rows, strict=True):
         np.testing.assert_array_equal(train[subset_test], rows_test)
-
-
-def test_verified_samples_change_no_validation_draw():
-    def validation(trusted):
-        return choose_judged_samples(
-            LABELS,
-            np.random.RandomState(1),
-            None,
-            trusted=trusted,
-            validation_fraction=0.2,
-            can_set_aside=True,
-        )[1]
-
-    trusted = np.zeros(600, dtype=bool)
-    trusted[::7] = True
-    np.testing.assert_array_equal(validation(trusted), validation(None))
 
 
 def test_validation_from_classes_too_small_to_stratify_takes_the_lowest_keys():

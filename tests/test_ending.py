@@ -285,7 +285,6 @@ def settings(**changes):
         held_out=True,
         weighable=False,
         refits_folds=True,
-        trusted=False,
     )
     return EndingSettings(**{**values, **changes})
 
@@ -321,10 +320,9 @@ def test_corrections_judged_at_no_loss_are_kept_as_corrected():
     assert ending.selection["chosen"] and ending.selection["gain"] > 0
 
 
-def test_one_sample_lost_does_not_undo_but_any_loss_on_trusted_labels_does():
+def test_one_sample_lost_does_not_undo():
     one_lost = evidence(corrected_agree=79)
     assert end_of_run(one_lost, settings()).termination == "converged"
-    assert end_of_run(one_lost, settings(trusted=True)).termination == "undone"
 
 
 def test_a_judge_that_may_not_act_keeps_the_corrections_and_reports_the_evidence():
@@ -556,11 +554,6 @@ def test_a_halfs_run_forced_to_leave_out_its_sure_disputes_fits_nothing_more():
     # every sure dispute, the validation samples' too, as a chosen leave-out
     assert ending.set_aside.sum() == ending.selection["n_set_aside"] == 30
     np.testing.assert_array_equal(ending.labels, GIVEN)
-
-
-def test_trusted_judges_never_leave_out_a_non_memorising_models_disputes():
-    ending = end_of_run(not_memorising(), settings(doubtful="auto", trusted=True))
-    assert ending.selection is None and ending.set_aside is None
 
 
 def memorising(**changes):

@@ -8,7 +8,6 @@ from sklearn.preprocessing import StandardScaler
 
 from sklearn_plc._halves import check_on_halves, halves_verdict, split_halves
 from sklearn_plc._judge import (
-    FEW_TRUSTED,
     HeldOutJudge,
     can_judge,
     chance_agreement,
@@ -268,36 +267,18 @@ def test_the_set_aside_is_stratified_and_disjoint():
     assert np.bincount(GIVEN[validation]).tolist() == [2, 2]
 
 
-def choose(trusted, can_set_aside, validation_fraction=0.2, groups=None):
+def choose(can_set_aside, validation_fraction=0.2, groups=None):
     return choose_judged_samples(
         GIVEN,
         np.random.RandomState(0),
         groups,
-        trusted=trusted,
         validation_fraction=validation_fraction,
         can_set_aside=can_set_aside,
     )
 
 
-def every_other_trusted():
-    trusted = np.zeros(GIVEN.shape[0], dtype=bool)
-    trusted[::2] = True
-    return trusted
-
-
-def test_trusted_samples_judge_where_asked_and_are_left_out_of_training():
-    trusted = every_other_trusted()
-    with pytest.warns(UserWarning, match=f"fewer than {FEW_TRUSTED}"):
-        training, validation, judged = choose(
-            trusted, can_set_aside=True, validation_fraction="trusted"
-        )
-    np.testing.assert_array_equal(judged, np.flatnonzero(trusted))
-    np.testing.assert_array_equal(validation, judged)
-    np.testing.assert_array_equal(training, np.flatnonzero(~trusted))
-
-
-def test_validation_samples_are_drawn_stratified_whatever_is_trusted():
-    training, validation, judged = choose(every_other_trusted(), can_set_aside=True)
+def test_validation_samples_are_drawn_stratified():
+    training, validation, judged = choose(can_set_aside=True)
     assert np.bincount(GIVEN[validation]).tolist() == [2, 2]  # 0.2 of 8 each
     np.testing.assert_array_equal(
         np.sort(np.concatenate([training, validation])), np.arange(GIVEN.shape[0])
@@ -305,14 +286,14 @@ def test_validation_samples_are_drawn_stratified_whatever_is_trusted():
     np.testing.assert_array_equal(judged, validation)
 
 
-def test_a_group_stays_whole_with_its_trusted_samples():
-    groups = np.repeat(np.arange(8), 2)  # a trusted and an untrusted sample each
-    _, validation, _ = choose(every_other_trusted(), can_set_aside=True, groups=groups)
+def test_a_group_stays_whole_in_the_validation_samples():
+    groups = np.repeat(np.arange(8), 2)
+    _, validation, _ = choose(can_set_aside=True, groups=groups)
     assert np.isin(groups, groups[validation]).sum() == validation.size
 
 
 def test_folds_given_as_pairs_judge_in_place():
-    assert choose(None, can_set_aside=False) == (None, None, None)
+    assert choose(can_set_aside=False) == (None, None, None)
 
 
 @pytest.mark.parametrize(
@@ -456,6 +437,35 @@ def test_the_check_undoes_a_run_whose_halves_predict_clearly_worse():
     )
     assert selection["undone"] and selection["ending"] == "c"
     assert selection["gain"] == pytest.approx(-0.2)
+
+
+@pytest.mark.parametrize(("verified_only", "undone"), [(False, False), (True, True)])
+def test_the_verified_samples_alone_judge_the_check_where_asked(verified_only, undone):
+    labels = np.array([0, 1] * 30)
+    rows = np.arange(60)
+    run_wrong = np.where(rows < 12, 1 - labels, labels)  # 12 losses, all verified
+    plain_wrong = np.where(rows >= 30, 1 - labels, labels)  # 30, none verified
+
+    class Predicts(_Predicts):
+        def __init__(self, predicted):
+            self.predicted = predicted
+
+        def predict_proba(self, X):
+            return np.eye(2)[self.predicted[np.asarray(X)[:, 1]]]
+
+    verified = rows < 30
+    selection = check_on_halves(
+        _samples(labels),
+        labels,
+        np.array([0, 1]),
+        np.random.RandomState(0),
+        None,
+        lambda part: (Predicts(run_wrong), Predicts(plain_wrong)),
+        "c",
+        judged=verified if verified_only else None,
+    )
+    assert selection["undone"] is undone and selection["verified"] is verified_only
+    assert selection["n_judged"] == (30 if verified_only else 60)
 
 
 def test_the_check_gives_up_where_a_half_cannot_be_run():

@@ -325,6 +325,16 @@ def test_the_check_keeps_corrections_whose_halves_train_no_worse(hard_clean):
     assert np.any(plc.labels_ != noisy)
 
 
+def test_the_trusted_samples_alone_judge_a_one_run_where_asked(hard_clean):
+    X, y = hard_clean
+    trusted = np.arange(len(y)) % 3 == 0
+    model = MLPClassifier((32,), max_iter=60, random_state=0)
+    plc = PLCClassifier(model, validation_fraction="trusted", random_state=0)
+    plc.fit(X, y, trusted=trusted)
+    assert plc.halves_check_["verified"]
+    assert plc.halves_check_["n_judged"] == trusted.sum()
+
+
 def test_without_a_judge_the_one_run_is_not_checked(hard_clean):
     X, y = hard_clean
     model = MLPClassifier((32,), max_iter=60, random_state=0)

@@ -325,43 +325,31 @@ def test_trusted_labels_are_never_corrected(noisy_blobs):
 
 
 @pytest.mark.parametrize("confidence", ["cv", "oob"])
-def test_trusted_samples_judge_where_asked(noisy_blobs, confidence):
+def test_trusted_samples_alone_judge_the_check_on_halves_where_asked(
+    noisy_blobs, confidence
+):
+    trusted = trusted_share(len(noisy_blobs.y_noisy))
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    plc = PLCClassifier(
+        forest, confidence=confidence, validation_fraction="trusted", random_state=0
+    )
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
+    check = plc.halves_check_
+    assert check["verified"] and check["n_judged"] == trusted.sum()
+
+
+def test_trusted_samples_that_judge_the_check_train_the_correcting_models(
+    noisy_blobs,
+):
     RowRecordingForest.seen_rows = []
     trusted = trusted_share(len(noisy_blobs.y_noisy))
     forest = RowRecordingForest(n_estimators=20, random_state=0)
-    plc = PLCClassifier(
-        forest,
-        confidence=confidence,
-        validation_fraction="trusted",
-        doubtful="keep",  # the final model trains on every sample
-        min_correction_rate=QUIET_FOR_A_SECOND_REFIT,
-        random_state=0,
-    )
+    plc = PLCClassifier(forest, validation_fraction="trusted", random_state=0)
     X = with_row_ids(noisy_blobs.X)
     plc.fit(X, noisy_blobs.y_noisy, trusted=trusted)
-    np.testing.assert_array_equal(plc.validation_indices_, np.flatnonzero(trusted))
-    assert plc.selection_["n_judged"] == trusted.sum()
-    others = [rows for rows in RowRecordingForest.seen_rows if rows.size < len(X)]
-    assert others and not any(np.isin(plc.validation_indices_, r).any() for r in others)
-
-
-def test_corrections_that_lose_on_trusted_labels_are_undone(noisy_blobs):
-    # The trusted labels here are the wrong class, so the corrections towards
-    # the clean class lower the held-out agreement with them.
-    trusted = trusted_share(len(noisy_blobs.y_noisy))
-    y = np.where(trusted, 1 - noisy_blobs.y_clean, noisy_blobs.y_noisy)
-    forest = RandomForestClassifier(n_estimators=20, random_state=0)
-    plc = PLCClassifier(
-        forest,
-        validation_fraction="trusted",
-        doubtful="keep",
-        min_correction_rate=QUIET_FOR_A_SECOND_REFIT,
-        random_state=0,
-    )
-    plc.fit(noisy_blobs.X, y, trusted=trusted)
-    assert plc.selection_["undone"] and plc.selection_["gain"] < 0
-    assert plc.termination_condition_ == "undone"
-    np.testing.assert_array_equal(plc.labels_, y)
+    folds = [rows for rows in RowRecordingForest.seen_rows if rows.size < len(X)]
+    verified = np.flatnonzero(trusted)
+    assert folds and all(np.isin(verified, rows).any() for rows in folds)
 
 
 def test_trusted_labels_are_kept_with_in_sample_confidence(noisy_blobs):
@@ -517,8 +505,8 @@ def test_grid_search_splits_the_trusted_mask_with_the_samples(noisy_blobs):
     search = GridSearchCV(plc, {"theta": [0.3, 0.5]}, cv=3)
     search.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
     best = search.best_estimator_
-    # the refit on all samples is judged by all the trusted ones
-    np.testing.assert_array_equal(best.validation_indices_, np.flatnonzero(trusted))
+    # the refit on all samples is checked on all the trusted ones
+    assert best.halves_check_["n_judged"] == trusted.sum()
 
 
 def test_trusted_is_routed_to_plc_when_requested(noisy_blobs):
@@ -529,9 +517,7 @@ def test_trusted_is_routed_to_plc_when_requested(noisy_blobs):
         plc.set_fit_request(trusted=True)
         search = GridSearchCV(plc, {"theta": [0.3, 0.5]}, cv=3)
         search.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
-    np.testing.assert_array_equal(
-        search.best_estimator_.validation_indices_, np.flatnonzero(trusted)
-    )
+    assert search.best_estimator_.halves_check_["n_judged"] == trusted.sum()
 
 
 def test_validation_fraction_that_leaves_no_training_sample_is_explained():
@@ -867,19 +853,16 @@ def test_a_run_that_keeps_the_labels_is_not_checked(noisy_blobs):
     assert plc.halves_check_ is None
 
 
-@pytest.mark.parametrize("how", ["trusted", "no_judge", "in_sample"])
+@pytest.mark.parametrize("how", ["no_judge", "in_sample"])
 def test_the_check_on_halves_runs_only_where_the_judge_acts(noisy_blobs, how):
     forest = RandomForestClassifier(n_estimators=30, random_state=0)
-    params, fit_params = {}, {}
-    if how == "trusted":
-        fit_params["trusted"] = np.arange(len(noisy_blobs.X)) < 150
-        params["validation_fraction"] = "trusted"
-    elif how == "no_judge":
+    params = {}
+    if how == "no_judge":
         params["validation_fraction"] = None
     else:
         params["confidence"] = "in_sample"
     plc = PLCClassifier(forest, random_state=0, **params)
-    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, **fit_params)
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy)
     assert (plc.labels_ != noisy_blobs.y_noisy).any()
     assert plc.halves_check_ is None
 

@@ -283,6 +283,19 @@ def test_verbose_says_when_the_halves_confirmed_the_result(noisy_blobs, capsys):
     assert "Made again on each half of the samples, it did not agree" in out
 
 
+def test_verbose_says_when_the_trusted_samples_alone_judged_the_halves(
+    noisy_blobs, capsys
+):
+    forest = RandomForestClassifier(n_estimators=30, random_state=0)
+    trusted = np.arange(len(noisy_blobs.y_noisy)) % 4 == 0
+    plc = PLCClassifier(
+        forest, validation_fraction="trusted", random_state=2, verbose=1
+    )
+    plc.fit(noisy_blobs.X, noisy_blobs.y_noisy, trusted=trusted)
+    out = capsys.readouterr().out
+    assert "the trusted samples alone judging" in out
+
+
 def test_verbose_says_when_the_halves_undid_a_one_run_learner(capsys):
     from sklearn.neural_network import MLPClassifier
 

@@ -41,7 +41,10 @@ class RunSettings:
     ``"contest"``: it contests them; ``"leave_out"``: it stops after the
     first round with the labels as given and leaves its sure disputes out,
     as a non-memorising run whose leave-out was chosen; None, as ``fit``
-    sets it: its verdicts decide).
+    sets it: its verdicts decide), and ``verified_judge``: the check on
+    halves is judged by the ``trusted`` samples alone
+    (``validation_fraction="trusted"``, which leaves ``validation_fraction``
+    here at its default share).
     """
 
     correction: dict
@@ -57,6 +60,7 @@ class RunSettings:
     random_state: object
     verbose: int
     forced_act: str | None = None
+    verified_judge: bool = False
 
     @property
     def held_out(self):

@@ -214,10 +214,8 @@ class PartialFitPath:
         changed: the check is this path's only held-out judge.
         """
         settings = self.settings
-        return (
-            settings.judge_acts
-            and settings.validation_fraction != "trusted"
-            and bool(np.any(corrector.labels != corrector.initial_labels))
+        return settings.judge_acts and bool(
+            np.any(corrector.labels != corrector.initial_labels)
         )
 
     def _check_on_halves(
@@ -227,8 +225,9 @@ class PartialFitPath:
 
         Each half's run and a plain ``fit`` on that half's labels as given
         predict the other half (:func:`~sklearn_plc._halves.check_on_halves`),
-        each sample weighed as the estimator weighs it. A half's run keeps its
-        ``trusted`` labels.
+        each sample weighed as the estimator weighs it; where
+        ``verified_judge``, the ``trusted`` samples alone judge. A half's run
+        keeps its ``trusted`` labels.
         """
         n_samples = given.shape[0]
         half_seed = rng.randint(2**31 - 1)  # each half's run draws as the other
@@ -252,7 +251,15 @@ class PartialFitPath:
             return half, plain
 
         return check_on_halves(
-            X, given, classes, rng, None, fit_halves, termination, weight
+            X,
+            given,
+            classes,
+            rng,
+            None,
+            fit_halves,
+            termination,
+            weight,
+            judged=trusted if self.settings.verified_judge else None,
         )
 
     def _corrector(self, encoded, n_classes, trusted, sample_weight):

@@ -162,7 +162,7 @@ class RefitPath:
         if settings.random_state is not None:
             estimator = seed_unset_random_states(clone(estimator), rng)
         validation, judged, splits = _judged_samples_and_folds(
-            settings, X, encoded, classes, trusted, rng, groups, ids
+            settings, X, encoded, classes, rng, groups, ids
         )
         context = RefitContext(
             settings=settings,
@@ -231,7 +231,6 @@ class RefitPath:
             self.checks_on_halves
             and settings.held_out
             and settings.judge_acts
-            and settings.validation_fraction != "trusted"
             and (isinstance(cv, Integral) or hasattr(cv, "split"))
         ):
             return False
@@ -247,7 +246,8 @@ class RefitPath:
         Each half's run (its own folds, verdicts and final fit, not checked
         again) and a plain fit on that half's labels as given predict the other
         half; :func:`~sklearn_plc._halves.halves_verdict` compares them with
-        the given labels over every sample, each at `weight` (the judge's,
+        the given labels over every sample (over the ``trusted`` ones alone
+        where ``verified_judge``), each at `weight` (the judge's,
         :func:`~sklearn_plc._judge.judge_sample_weight`). Returns None where a
         half cannot be run (a class too small for the folds of a half). A
         half's run keeps its ``trusted`` labels.
@@ -302,6 +302,7 @@ class RefitPath:
             ending.termination,
             weight,
             context.ids,
+            judged=trusted if context.settings.verified_judge else None,
         )
 
 
@@ -329,11 +330,11 @@ def relabel_weight_key(settings, estimator):
     return key
 
 
-def _judged_samples_and_folds(settings, X, encoded, classes, trusted, rng, groups, ids):
+def _judged_samples_and_folds(settings, X, encoded, classes, rng, groups, ids):
     """``(validation, judged, splits)``: who judges, and the loop's folds.
 
     ``validation``: the samples no correcting model trains on (the
-    validation samples or the ``trusted`` ones); ``judged``: those whose held-out
+    validation samples); ``judged``: those whose held-out
     predictions judge; ``splits``: the folds (``"cv"`` only), made from the
     rest. Each None where there is none.
     """
@@ -345,7 +346,6 @@ def _judged_samples_and_folds(settings, X, encoded, classes, trusted, rng, group
             encoded,
             rng,
             groups,
-            trusted=trusted,
             validation_fraction=settings.validation_fraction,
             can_set_aside=not (settings.confidence == "cv" and folds_given),
             ids=ids,
@@ -401,7 +401,6 @@ def _end(context, loop, corrector, judge):
         held_out=settings.held_out,
         weighable=context.weight_key is not None,
         refits_folds=context.splits is not None,
-        trusted=settings.validation_fraction == "trusted",
         leaves_out=settings.forced_act == "leave_out",
     )
     evidence = _evidence(context, loop, corrector, judge)

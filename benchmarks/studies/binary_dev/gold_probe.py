@@ -2,7 +2,9 @@
 
 Each run verifies `M` random training samples (their clean labels replace the noisy
 ones and they are marked `trusted`) and fits the plain estimator, PLC with its
-default judges, and PLC judged by the gold samples alone, all on the same labels.
+default judges, and PLC with `validation_fraction="trusted"` (at 5455bb6 and before:
+the gold samples judge the run alone; since: they judge the check on halves), all on
+the same labels.
 
     python benchmarks/studies/binary_dev/gold_probe.py OUT M [SETS [MODELS [NOISES]]]
 
