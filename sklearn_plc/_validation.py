@@ -225,9 +225,10 @@ def check_trusted(trusted, n_samples, judges=False):
             "no model is left to correct and judge; use a float "
             "validation_fraction (every label is then kept as given)."
         )
-    if judges and np.count_nonzero(mask) < FEW_TRUSTED:
+    n_trusted = np.count_nonzero(mask)
+    if judges and n_trusted < FEW_TRUSTED:
         warnings.warn(
-            f"Only {np.count_nonzero(mask)} trusted samples judge the check on "
+            f"Only {n_trusted} trusted samples judge the check on "
             f"halves: one standard error of their agreement is several points, "
             f"so few results are called worse or better on them, and where "
             f"they differ in one or two predictions the result is undone. With "
