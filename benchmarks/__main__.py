@@ -1,6 +1,6 @@
 """Command line: ``python -m benchmarks COMMAND [options]``.
 
-Commands: tables, quick, speed, nets, unseen, review.
+Commands: tables, quick, speed, nets, unseen, review, compare.
 """
 
 import argparse
@@ -24,6 +24,9 @@ COMMANDS = {
     "use (9 model families × 4 datasets × clean labels and 3 noises × seeds 100–102; "
     "about 20 minutes with --jobs 2 for all of them): a check that the defaults carry "
     "over, not a place to choose them",
+    "compare": "two .json logs of one tables, quick or unseen command, run by "
+    "run: PLC's paired change (mean ± standard error, runs moved) and each side's "
+    "cell figures, to read a change on the development protocol",
     "review": "what reviewing labels buys: test accuracy after 25 to 400 labels "
     "reviewed by a simulated reviewer in batches, each from the last refit's order "
     "(PLC's, cleanlab's) or a random one "
@@ -39,7 +42,8 @@ COMMAND_OPTIONS = {
     "quick": (*_GRID, "--methods", "--dev"),
     "speed": (),
     "nets": (),
-    "unseen": (*_GRID, "--models"),
+    "unseen": (*_GRID, "--models", "--dev"),
+    "compare": (),
     "review": (
         "--datasets",
         "--noises",
@@ -64,7 +68,7 @@ def _parser():
         help="folder for the Markdown, JSON and PNG outputs (default: results)",
     )
 
-    def add_options(subparser, names):
+    def add_options(subparser, names, command):
         """The grid options that `names` lists, in one group of `subparser`."""
         grid = subparser.add_argument_group("what to run")
         if "--quick" in names:
@@ -84,6 +88,8 @@ def _parser():
                             *unseen.DATASETS,
                             *unseen.FRESH_DATASETS,
                             *unseen.RARE_DATASETS,
+                            *unseen.DEV_DATASETS,
+                            *unseen.RARE_DEV_DATASETS,
                             *review.DATASETS,
                         )
                     )
@@ -93,7 +99,10 @@ def _parser():
                 f"{' '.join(unseen.FRESH_DATASETS)}, whose noises default to "
                 f"{' '.join(unseen.FRESH_NOISES)}; its rare-class check: "
                 f"{' '.join(unseen.RARE_DATASETS)}, whose noises default to "
-                f"{' '.join(unseen.RARE_NOISES)})",
+                f"{' '.join(unseen.RARE_NOISES)}; its development sets (--dev): "
+                f"{' '.join(unseen.DEV_DATASETS)} ({' '.join(unseen.DEV_NOISES)}) "
+                f"and {' '.join(unseen.RARE_DEV_DATASETS)} "
+                f"({' '.join(unseen.RARE_DEV_NOISES)}))",
             )
         if "--noises" in names:
             grid.add_argument(
@@ -106,6 +115,7 @@ def _parser():
                             *unseen.NOISES,
                             *unseen.FRESH_NOISES,
                             *unseen.RARE_NOISES,
+                            *unseen.RARE_DEV_NOISES,
                             *review.NOISES,
                         )
                     )
@@ -114,7 +124,7 @@ def _parser():
                 "uniform 30/60%% or asymmetric 30%% (I+U30, …, III+A30); default: all. "
                 "clean: no noise (the labels as drawn); "
                 "unseen: clean, I-35, III-35 and U30 (uniform 30%%); P30: 30%% of "
-                "class 1 labelled 0",
+                "class 1 labelled 0; U20: uniform 20%%",
             )
         if "--seeds" in names:
             grid.add_argument(
@@ -151,8 +161,17 @@ def _parser():
             grid.add_argument(
                 "--dev",
                 action="store_true",
-                help="the development protocol: split 1 and seeds 100 101 102 (choose "
-                "settings here, never on the reported split 0 and seeds 0 1 2)",
+                help=(
+                    "the development sets, two-class and rare-class (default "
+                    f"datasets {' '.join(unseen.DEV_DATASETS)} "
+                    f"{' '.join(unseen.RARE_DEV_DATASETS)}"
+                    f", seeds {' '.join(map(str, unseen.DEV_SEEDS))}): choose settings "
+                    "here and on `tables --dev`, never on the check's own datasets"
+                    if command == "unseen"
+                    else "the development protocol: split 1 and seeds 100 101 102 "
+                    "(choose settings here, never on the reported split 0 and seeds "
+                    "0 1 2)"
+                ),
             )
         if "--plc" in names:
             grid.add_argument(
@@ -180,15 +199,16 @@ def _parser():
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, text in COMMANDS.items():
-        add_options(
-            commands.add_parser(
-                name,
-                parents=[common],
-                help=text,
-                description=f"python -m benchmarks {name}: {text}.",
-            ),
-            COMMAND_OPTIONS[name],
+        subparser = commands.add_parser(
+            name,
+            parents=[] if name == "compare" else [common],
+            help=text,
+            description=f"python -m benchmarks {name}: {text}.",
         )
+        add_options(subparser, COMMAND_OPTIONS[name], name)
+        if name == "compare":
+            subparser.add_argument("before", help="the log before the change")
+            subparser.add_argument("after", help="the log after it")
     return parser
 
 
@@ -222,6 +242,11 @@ def _check_known(args, datasets, noises):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     args = _parser().parse_args(argv)
+    if args.command == "compare":
+        from .compare import compare_logs
+
+        print(compare_logs(args.before, args.after))
+        return
     output = Path(args.output)
     start = time.perf_counter()
     if args.command in ("tables", "quick"):
@@ -258,11 +283,16 @@ def main(argv=None):
     elif args.command == "unseen":
         from .unseen import (
             DATASETS,
+            DEV_DATASETS,
+            DEV_NOISES,
+            DEV_SEEDS,
             FRESH_DATASETS,
             FRESH_NOISES,
             MODELS,
             NOISES,
             RARE_DATASETS,
+            RARE_DEV_DATASETS,
+            RARE_DEV_NOISES,
             RARE_NOISES,
             SEEDS,
             default_noises,
@@ -271,17 +301,32 @@ def main(argv=None):
 
         _check_known(
             args,
-            {**DATASETS, **FRESH_DATASETS, **RARE_DATASETS},
-            (*NOISES, *FRESH_NOISES, *RARE_NOISES),
+            {
+                **DATASETS,
+                **FRESH_DATASETS,
+                **RARE_DATASETS,
+                **DEV_DATASETS,
+                **RARE_DEV_DATASETS,
+            },
+            (*NOISES, *FRESH_NOISES, *RARE_NOISES, *DEV_NOISES, *RARE_DEV_NOISES),
         )
-        folder = output / "unseen"
+        folder = output / ("unseen-dev" if args.dev else "unseen")
+        if args.noises:
+            noises = tuple(args.noises)
+        elif args.dev:
+            noises = None  # each development set its own group's
+        else:
+            noises = default_noises(args.datasets)
+        datasets = args.datasets or (
+            (*DEV_DATASETS, *RARE_DEV_DATASETS) if args.dev else DATASETS
+        )
         print(
             run_unseen(
                 folder,
                 models=tuple(args.models or MODELS),
-                datasets=tuple(args.datasets or DATASETS),
-                noises=tuple(args.noises or default_noises(args.datasets)),
-                seeds=tuple(args.seeds or SEEDS),
+                datasets=tuple(datasets),
+                noises=noises,
+                seeds=tuple(args.seeds or (DEV_SEEDS if args.dev else SEEDS)),
                 plc_params=_parse_plc_params(args.plc),
                 jobs=args.jobs,
                 command="python -m benchmarks " + shlex.join(argv),

@@ -406,6 +406,93 @@ def test_unseen_second_check_and_rare_class_get_their_own_default_noises():
     assert default_noises(None) == NOISES
 
 
+def test_unseen_dev_sets_get_their_group_noises_each_in_one_grid():
+    from benchmarks.unseen import DEV_NOISES, RARE_DEV_NOISES, grid
+
+    runs = grid(("m",), ("moons-dev", "rare6-dev"), None, (100,))
+    noises = {
+        dataset: [n for d, _, n, _ in runs if d == dataset]
+        for dataset in ("moons-dev", "rare6-dev")
+    }
+    assert noises == {"moons-dev": list(DEV_NOISES), "rare6-dev": list(RARE_DEV_NOISES)}
+
+
+@pytest.mark.parametrize(
+    ("name", "n_samples", "positives"),
+    [
+        ("binary-dev", 1500, 0.5),
+        ("clusters-dev", 800, 0.5),
+        ("moons-dev", 1200, 0.5),
+        ("rare15-dev", 3000, 0.15),
+        ("rare6-dev", 4000, 0.06),
+    ],
+)
+def test_unseen_dev_sets_are_two_class_draws_of_their_stated_size(
+    name, n_samples, positives
+):
+    from benchmarks.unseen import _load
+
+    X, y = _load(name)
+    assert X.shape[0] == n_samples
+    assert set(np.unique(y)) == {0, 1}
+    assert abs(np.mean(y) - positives) < 0.01
+
+
+def test_unseen_dev_runs_three_seeds_of_a_named_dev_set(tmp_path):
+    main(
+        [
+            "unseen",
+            "--dev",
+            "--models",
+            "naive-bayes",
+            "--datasets",
+            "rare6-dev",
+            "--noises",
+            "U20",
+            "--seeds",
+            "100",
+            "--output",
+            str(tmp_path),
+        ]
+    )
+    log = json.loads((tmp_path / "unseen-dev" / "unseen.json").read_text())
+    (run,) = log["runs"]
+    assert (run["dataset"], run["noise"]) == ("rare6-dev", "U20")
+    assert run["purity_before"] == pytest.approx(0.8, abs=0.02)
+    assert (
+        "Rare class, balanced accuracy"
+        in (tmp_path / "unseen-dev" / "unseen.md").read_text()
+    )
+
+
+def _write_log(path, runs):
+    path.write_text(json.dumps({"meta": {}, "runs": runs}))
+    return path
+
+
+def test_compare_pairs_runs_by_cell_and_seed(tmp_path, capsys):
+    before = _write_log(
+        tmp_path / "before.json",
+        [_unseen_run("a", seed, plc=0.70, cleanlab=0.71) for seed in range(4)],
+    )
+    moved = [_unseen_run("a", seed, plc=0.70, cleanlab=0.71) for seed in range(3)]
+    moved.append(_unseen_run("a", 3, plc=0.74, cleanlab=0.71))
+    moved.append(_unseen_run("b", 0, plc=0.90, cleanlab=0.71))  # not in before
+    after = _write_log(tmp_path / "after.json", moved)
+    main(["compare", str(before), str(after)])
+    text = capsys.readouterr().out
+    assert "Runs in both logs: 4" in text
+    assert "+1.000 ± 1.000 (1 of 4 runs moved)" in text
+    assert "after, noisy cells (1): PLC − Standard +21.00 a cell" in text
+
+
+def test_compare_refuses_logs_that_share_no_run(tmp_path):
+    before = _write_log(tmp_path / "before.json", [_unseen_run("a", 0, 0.7, 0.7)])
+    after = _write_log(tmp_path / "after.json", [_unseen_run("b", 0, 0.7, 0.7)])
+    with pytest.raises(SystemExit, match="share no run"):
+        main(["compare", str(before), str(after)])
+
+
 def test_unseen_counts_cleanlab_leads_beyond_the_seeds_spread():
     from benchmarks.unseen import paired_with_cleanlab, summarise
 
@@ -591,7 +678,8 @@ def test_same_labels_explains_its_usage_instead_of_failing(argv, capsys):
         ("quick", "--quick"),
         ("speed", "--methods"),
         ("nets", "--seeds"),
-        ("unseen", "--dev"),
+        ("unseen", "--methods"),
+        ("compare", "--seeds"),
         ("review", "--methods"),
     ],
 )
