@@ -13,6 +13,7 @@ from numbers import Integral
 import numpy as np
 from sklearn import get_config
 from sklearn.base import is_regressor
+from sklearn.ensemble import StackingClassifier
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import Pipeline
 from sklearn.utils.metadata_routing import get_routing_for_object
@@ -286,6 +287,24 @@ def check_finite_proba(proba, round_index):
         )
 
 
+def will_predict_proba(estimator):
+    """Whether `estimator`, once fitted, has ``predict_proba``.
+
+    ``hasattr`` on an unfitted estimator can say no where the fitted one has
+    it: a ``StackingClassifier`` whose ``final_estimator`` is None (its
+    default, a ``LogisticRegression`` made at ``fit``) has no
+    ``predict_proba`` until fitted, nor has a Pipeline that ends in one.
+    """
+    if hasattr(estimator, "predict_proba"):
+        return True
+    if isinstance(estimator, Pipeline):
+        last = estimator.steps[-1][1]
+        return last not in (None, "passthrough") and will_predict_proba(last)
+    return (
+        isinstance(estimator, StackingClassifier) and estimator.final_estimator is None
+    )
+
+
 def check_estimator_for_confidence(estimator, confidence):
     """Raise when `estimator` cannot give the probabilities `confidence` asks for."""
     if is_regressor(estimator) and not is_skorch_net(estimator):  # nets: their own
@@ -294,7 +313,7 @@ def check_estimator_for_confidence(estimator, confidence):
             "labels from class probabilities, so it needs a classifier with "
             "predict_proba (e.g. LogisticRegression, RandomForestClassifier)."
         )
-    if not hasattr(estimator, "predict_proba"):
+    if not will_predict_proba(estimator):
         if "probability" in estimator.get_params(deep=False):  # SVC, NuSVC
             name = type(estimator).__name__
             raise ValueError(

@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.ensemble import (
     ExtraTreesClassifier,
     RandomForestClassifier,
+    StackingClassifier,
 )
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, GroupKFold
@@ -336,6 +337,19 @@ def test_silent_by_default(noisy_blobs, capsys):
 def test_estimator_without_predict_proba_is_rejected_with_the_fix(noisy_blobs):
     with pytest.raises(ValueError, match="CalibratedClassifierCV"):
         PLCClassifier(LinearSVC()).fit(noisy_blobs.X, noisy_blobs.y_noisy)
+
+
+@pytest.mark.parametrize("in_pipeline", [False, True])
+def test_a_stacking_ensemble_with_its_default_final_estimator_is_taken(
+    noisy_blobs, in_pipeline
+):
+    # its predict_proba appears only once fitted (a LogisticRegression made at fit)
+    stacking = StackingClassifier([("lr", LogisticRegression())])
+    estimator = make_pipeline(StandardScaler(), stacking) if in_pipeline else stacking
+    plc = PLCClassifier(estimator, random_state=0).fit(
+        noisy_blobs.X, noisy_blobs.y_noisy
+    )
+    assert plc.predict_proba(noisy_blobs.X[:3]).shape == (3, plc.classes_.shape[0])
 
 
 def test_non_finite_probabilities_are_rejected(noisy_blobs):
