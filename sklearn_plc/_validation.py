@@ -43,6 +43,15 @@ def is_skorch_net(estimator):
     return skorch is not None and isinstance(estimator, skorch.NeuralNet)
 
 
+def skorch_net_of(estimator):
+    """The skorch net that `estimator` trains: itself, or a Pipeline's last step.
+
+    None where it trains none.
+    """
+    last = estimator.steps[-1][1] if isinstance(estimator, Pipeline) else estimator
+    return last if is_skorch_net(last) else None
+
+
 def incremental_learner(estimator):
     """The model that ``partial_fit`` trains: a Pipeline's last step, or `estimator`."""
     if isinstance(estimator, Pipeline):
@@ -307,7 +316,8 @@ def will_predict_proba(estimator):
 
 def check_estimator_for_confidence(estimator, confidence):
     """Raise when `estimator` cannot give the probabilities `confidence` asks for."""
-    if is_regressor(estimator) and not is_skorch_net(estimator):  # nets: their own
+    net = skorch_net_of(estimator)
+    if is_regressor(estimator) and net is None:  # nets: their own
         raise ValueError(
             f"The estimator {estimator!r} is a regressor; PLC corrects class "
             "labels from class probabilities, so it needs a classifier with "
@@ -328,15 +338,15 @@ def check_estimator_for_confidence(estimator, confidence):
             "classifier with predict_proba, or "
             "wrap it in sklearn.calibration.CalibratedClassifierCV."
         )
-    if confidence == "eval_pass" and not is_skorch_net(estimator):
+    if confidence == "eval_pass" and net is None:
         problem = eval_pass_problem(incremental_learner(estimator))
         if problem is not None:
             raise ValueError(problem)
-    elif confidence in NET_CONFIDENCES and not is_skorch_net(estimator):
+    elif confidence in NET_CONFIDENCES and net is None:
         raise ValueError(
             f"confidence={confidence!r} records a neural network's outputs during "
-            f"its training, so it needs a skorch NeuralNet; "
-            f"{type(estimator).__name__} is not one. Use confidence='cv' or "
+            f"its training, so it needs a skorch NeuralNet (alone or last in a "
+            f"Pipeline); {type(estimator).__name__} is not one. Use confidence='cv' or "
             f"'in_sample', or 'eval_pass' for an estimator with partial_fit."
         )
     if confidence == "oob" and not supports_out_of_bag(estimator):

@@ -161,7 +161,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         memorise); ``"training_pass"`` a skorch net's training passes;
         ``"eval_pass"`` one training run of a net or a ``partial_fit`` learner,
         predicting every sample after each epoch (about two plain fits, no
-        held-out judge). ``"auto"``: ``"training_pass"`` for a skorch net,
+        held-out judge). ``"auto"``: ``"training_pass"`` for a skorch net
+        (alone or last in a Pipeline, whose steps before it are fitted once),
         ``"eval_pass"`` for an ``MLPClassifier``, ``"oob"`` for a bagging
         ensemble of 100 members or more, else ``"cv"`` (always where you chose
         folds: ``cv`` other than 3, or ``groups``); ``confidence_`` says which.
@@ -606,7 +607,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.confidence_, path_class = choose_path(
             estimator, self.confidence, folds_given or "groups" in fit_params
         )
-        if y is None and path_class is NetPath:
+        bare_net = is_skorch_net(estimator)  # not in a Pipeline
+        if y is None and bare_net:
             check_supported_input(X)  # a Dataset holding its targets: say what to pass
         check_not_empty(X=X, y=y)
         classes, encoded = encode_labels(y)
@@ -622,7 +624,7 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         else:
             path = path_class(settings, estimator)
-        if path_class is not NetPath:  # a net validates its own input
+        if not bare_net:  # a net validates its own input
             X = validate_rows(self, X, encoded)
         check_estimator_for_confidence(estimator, self.confidence_)
         check_threshold_range(self.theta, self.theta_end)

@@ -221,6 +221,35 @@ def test_float64_inputs_get_the_float32_hint(data):
         plc(make_net()).fit(X.astype(np.float64), y)
 
 
+def _cast_to_float32():
+    from sklearn.preprocessing import FunctionTransformer
+
+    return FunctionTransformer(np.float32)
+
+
+def test_a_net_last_in_a_pipeline_trains_once_on_what_the_steps_make(data):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = data
+    pipe = make_pipeline(StandardScaler(), _cast_to_float32(), make_net(max_epochs=5))
+    model = plc(pipe).fit(X.astype(np.float64), y)
+    assert model.confidence_ == "training_pass"
+    assert len(model.estimator_[-1].history) == 5  # one run, no refits
+    assert model.n_iter_ == 5
+    np.testing.assert_allclose(model.estimator_[0].mean_, X.mean(axis=0), rtol=1e-5)
+    assert model.predict_proba(X[:4]).shape == (4, 3)
+
+
+def test_float64_from_a_pipelines_steps_gets_the_cast_step_hint(data):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = data
+    with pytest.raises(RuntimeError, match=r"FunctionTransformer\(np.float32\)"):
+        plc(make_pipeline(StandardScaler(), make_net())).fit(X.astype(np.float64), y)
+
+
 def test_a_net_that_already_has_a_plc_callback_is_rejected(data):
     X, y = data
     net = make_net(callbacks=[("mine", PLCCallback())])

@@ -2,16 +2,21 @@
 
 The net is cloned with a :class:`~sklearn_plc.skorch.PLCCallback` added, trained
 once for its ``max_epochs`` on a copy of the labels, and the callback's
-:class:`~sklearn_plc._label_state.LabelCorrector` holds the result. torch and
-skorch are imported only when a net is fitted.
+:class:`~sklearn_plc._label_state.LabelCorrector` holds the result. In a
+Pipeline the steps before the net are fitted once, on the labels as given, and
+the net trains on what they make of X. torch and skorch are imported only when
+a net is fitted.
 """
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.pipeline import Pipeline
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_consistent_length
 
+from .._validation import skorch_net_of
 from .interface import RunResult
+from .partial_fit import split_fit_params
 
 
 class NetPath:
@@ -24,8 +29,8 @@ class NetPath:
     settings : RunSettings
         The resolved parameters; ``confidence`` (``"training_pass"`` or
         ``"eval_pass"``) is the callback's ``proba_source``.
-    estimator : skorch.NeuralNetClassifier or NeuralNetBinaryClassifier
-        The net; cloned, never fitted itself.
+    estimator : skorch.NeuralNetClassifier or NeuralNetBinaryClassifier, or Pipeline
+        The net, or a Pipeline that ends in one; cloned, never fitted itself.
     """
 
     def __init__(self, settings, estimator):
@@ -34,8 +39,9 @@ class NetPath:
 
     def check_input(self, X, encoded, classes, sample_weight, fit_params):
         """Validate the net, X and the fit parameters; return ``(X, fit_params)``."""
-        check_supported_net(self.estimator, len(classes))
-        check_supported_input(X)
+        check_supported_net(skorch_net_of(self.estimator), len(classes))
+        if not isinstance(self.estimator, Pipeline):  # else the steps take X
+            check_supported_input(X)
         if sample_weight is not None:
             raise ValueError(
                 "sample_weight is not supported for skorch nets, whose fit passes "
@@ -66,16 +72,24 @@ class NetPath:
             trusted=trusted,
             verbose=settings.verbose,
         )
-        net, name = with_callback(clone(self.estimator), callback)
+        model = clone(self.estimator)
+        transformer_params, net_params = split_fit_params(model, fit_params)
+        if isinstance(model, Pipeline):  # the steps before the net, fitted once
+            X = model[:-1].fit_transform(X, classes[encoded], **transformer_params)
+        net, name = with_callback(skorch_net_of(model), callback)
         labels = encoded.astype(label_dtype(net))  # PLC edits a copy
-        with float64_hint(X):
+        with float64_hint(X, steps=isinstance(model, Pipeline)):
             if settings.random_state is None:
-                net.fit(X, labels, **fit_params)
+                net.fit(X, labels, **net_params)
             else:
                 seed = check_random_state(settings.random_state).randint(2**31 - 1)
                 with torch.random.fork_rng():  # seeds torch, leaves its state
                     torch.manual_seed(seed)
-                    net.fit(X, labels, **fit_params)
+                    net.fit(X, labels, **net_params)
+        if isinstance(model, Pipeline):
+            model.steps[-1] = (model.steps[-1][0], net)
+        else:
+            model = net
 
         callback = dict(net.callbacks_)[name]
         corrector = callback.corrector_
@@ -88,7 +102,7 @@ class NetPath:
         return RunResult(
             corrector=corrector,
             termination=termination,
-            estimator=net,
+            estimator=model,
             positions=callback.training_positions_,
             label_evidence=callback.label_evidence_,
             attributes={
@@ -168,19 +182,29 @@ def label_dtype(net):
 
 
 class float64_hint:
-    """Add the fix to torch's dtype error when X is float64 (a NumPy default)."""
+    """Add the fix to torch's dtype error when X is float64 (a NumPy default).
 
-    def __init__(self, X):
+    `steps`: X is what a Pipeline's steps before the net made of the input.
+    """
+
+    def __init__(self, X, steps=False):
         self.float64 = getattr(X, "dtype", None) == np.float64
+        self.steps = steps
 
     def __enter__(self):
         return self
 
     def __exit__(self, kind, error, traceback):
         if self.float64 and isinstance(error, RuntimeError) and "Double" in str(error):
+            fix = (
+                "end the Pipeline's steps before the net with one that casts to "
+                "float32, e.g. FunctionTransformer(np.float32)"
+                if self.steps
+                else "pass X.astype('float32')"
+            )
             raise RuntimeError(
-                f"{error}. X is float64, and the net's parameters are float32: pass "
-                f"X.astype('float32')."
+                f"{error}. X reaches the net as float64, and the net's parameters "
+                f"are float32: {fix}."
             ) from error
         return False
 
