@@ -211,9 +211,15 @@ def check_trusted(trusted, n_samples, judges=False):
         return None
     mask = column_or_1d(trusted)
     if mask.shape[0] != n_samples:
+        indices = (
+            " It holds integers: for the positions of the verified samples, pass "
+            "np.isin(np.arange(n_samples), positions)."
+            if mask.dtype.kind in "iu"
+            else ""
+        )
         raise ValueError(
             f"trusted has {mask.shape[0]} entries but y has {n_samples}; pass one "
-            f"boolean per sample (True where the given label is verified)."
+            f"boolean per sample (True where the given label is verified).{indices}"
         )
     if mask.dtype != bool:
         if mask.dtype.kind not in "iuf" or not np.isin(mask, (0, 1)).all():

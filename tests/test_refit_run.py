@@ -376,6 +376,7 @@ def test_callers_trusted_mask_is_not_modified(noisy_blobs):
     [
         (np.ones(5, dtype=bool), "trusted has 5 entries but y has 600"),
         (np.full(600, 2), "must be a boolean mask"),
+        (np.array([3, 8, 41]), r"np.isin\(np.arange\(n_samples\), positions\)"),
     ],
 )
 def test_bad_trusted_masks_are_explained(noisy_blobs, trusted, message):
