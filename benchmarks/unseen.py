@@ -6,9 +6,10 @@ on four datasets the tables never use, with nine model families, under PMD
 Type-I and III noise at 35% and uniform noise at 30%, seeds 100–102. It reports
 PLC − Standard and cleanlab − Standard in clean-test accuracy, label purity
 before and after PLC, what PLC decided and the costs, per cell and per model.
-The defaults are chosen on the development protocol (``tables --dev``); this
-check only tells whether they carry over, so read it after a choice, never to
-make one.
+The defaults are chosen on the development protocol (``tables --dev``, and
+the two-class and rare-class sets of ``unseen --dev``, :data:`DEV_DATASETS`
+and :data:`RARE_DEV_DATASETS`); this check only tells whether they carry over,
+so read it after a choice, never to make one.
 """
 
 import json
