@@ -326,7 +326,6 @@ def _undo_verdict(evidence, settings):
     refit trained on (:func:`_corrections_unjudged`) are judged on those
     folds from the start.
     """
-    bar = UNDO_STANDARD_ERRORS
     last = evidence.last
     if _corrections_unjudged(evidence, settings):
         if "weighed_folds" not in evidence.fitted:
@@ -338,7 +337,7 @@ def _undo_verdict(evidence, settings):
     selection = corrections_verdict(
         evidence.reference,
         last,
-        bar if settings.judge_acts else None,
+        UNDO_STANDARD_ERRORS if settings.judge_acts else None,
         evidence.judged_weight,
     )
     if (
@@ -358,7 +357,7 @@ def _undo_verdict(evidence, settings):
             selection = corrections_verdict(
                 evidence.reference,
                 evidence.fitted["weighed_folds"],
-                bar,
+                UNDO_STANDARD_ERRORS,
                 evidence.judged_weight,
             )
     return selection, None

@@ -43,27 +43,30 @@ def is_skorch_net(estimator):
     return skorch is not None and isinstance(estimator, skorch.NeuralNet)
 
 
+def last_step(estimator):
+    """The model `estimator` trains last: a Pipeline's last step, or `estimator`.
+
+    The learner that ``partial_fit`` epochs or a net's one run train.
+    """
+    if isinstance(estimator, Pipeline):
+        return estimator.steps[-1][1]
+    return estimator
+
+
 def skorch_net_of(estimator):
     """The skorch net that `estimator` trains: itself, or a Pipeline's last step.
 
     None where it trains none.
     """
-    last = estimator.steps[-1][1] if isinstance(estimator, Pipeline) else estimator
+    last = last_step(estimator)
     return last if is_skorch_net(last) else None
-
-
-def incremental_learner(estimator):
-    """The model that ``partial_fit`` trains: a Pipeline's last step, or `estimator`."""
-    if isinstance(estimator, Pipeline):
-        return estimator.steps[-1][1]
-    return estimator
 
 
 def eval_pass_problem(learner):
     """Why ``partial_fit`` epochs cannot train `learner`, or None when they can.
 
     `learner` is the model ``partial_fit`` would train (see
-    :func:`incremental_learner`); the answer names the problem and the fix.
+    :func:`last_step`); the answer names the problem and the fix.
     """
     name = type(learner).__name__
     if not hasattr(learner, "partial_fit"):
@@ -108,7 +111,7 @@ def is_incremental_net(estimator):
     """
     from sklearn.neural_network import MLPClassifier
 
-    learner = incremental_learner(estimator)
+    learner = last_step(estimator)
     return isinstance(learner, MLPClassifier) and eval_pass_problem(learner) is None
 
 
@@ -312,9 +315,9 @@ def will_predict_proba(estimator):
     """
     if hasattr(estimator, "predict_proba"):
         return True
-    if isinstance(estimator, Pipeline):
-        last = estimator.steps[-1][1]
-        return last not in (None, "passthrough") and will_predict_proba(last)
+    last = last_step(estimator)
+    if last is not estimator:
+        return will_predict_proba(last)
     return (
         isinstance(estimator, StackingClassifier) and estimator.final_estimator is None
     )
@@ -345,7 +348,7 @@ def check_estimator_for_confidence(estimator, confidence):
             "wrap it in sklearn.calibration.CalibratedClassifierCV."
         )
     if confidence == "eval_pass" and net is None:
-        problem = eval_pass_problem(incremental_learner(estimator))
+        problem = eval_pass_problem(last_step(estimator))
         if problem is not None:
             raise ValueError(problem)
     elif confidence in NET_CONFIDENCES and net is None:

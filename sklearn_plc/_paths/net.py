@@ -73,12 +73,13 @@ class NetPath:
             verbose=settings.verbose,
         )
         model = clone(self.estimator)
+        in_pipeline = isinstance(model, Pipeline)
         transformer_params, net_params = split_fit_params(model, fit_params)
-        if isinstance(model, Pipeline):  # the steps before the net, fitted once
+        if in_pipeline:  # the steps before the net, fitted once
             X = model[:-1].fit_transform(X, classes[encoded], **transformer_params)
         net, name = with_callback(skorch_net_of(model), callback)
         labels = encoded.astype(label_dtype(net))  # PLC edits a copy
-        with float64_hint(X, steps=isinstance(model, Pipeline)):
+        with float64_hint(X, steps=in_pipeline):
             if settings.random_state is None:
                 net.fit(X, labels, **net_params)
             else:
@@ -86,7 +87,7 @@ class NetPath:
                 with torch.random.fork_rng():  # seeds torch, leaves its state
                     torch.manual_seed(seed)
                     net.fit(X, labels, **net_params)
-        if isinstance(model, Pipeline):
+        if in_pipeline:
             model.steps[-1] = (model.steps[-1][0], net)
         else:
             model = net

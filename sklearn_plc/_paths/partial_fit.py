@@ -48,7 +48,7 @@ from .._thresholds import (
 from .._validation import (
     check_finite_proba,
     check_sample_weight,
-    incremental_learner,
+    last_step,
     seed_unset_random_states,
 )
 from .epochs import (
@@ -197,7 +197,7 @@ class PartialFitPath:
     def _train(self, estimator, X, encoded, classes, fit_params, trusted, rng):
         """The one training run: ``(fitted model, corrector, termination)``."""
         model = clone(estimator)
-        learner = incremental_learner(model)
+        learner = last_step(model)
         transformer_params, learner_params = split_fit_params(model, fit_params)
         if learner is not model:  # the steps before the learner, fitted once
             X = model[:-1].fit_transform(X, classes[encoded], **transformer_params)
