@@ -8,6 +8,8 @@ import json
 import shlex
 import sys
 import time
+import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 COMMANDS = {
@@ -239,9 +241,36 @@ def _check_known(args, datasets, noises):
             )
 
 
+@contextmanager
+def worker_restarts_unannounced():
+    """Within the block, loky's notice of a restarted worker is not shown.
+
+    joblib's process pool (loky) restarts a worker whose memory has grown by
+    more than 300 MB since its first task, taking that for a leak; a net's
+    cell loads torch's libraries and grows a worker by as much. The pool
+    then warns that "a worker stopped while some jobs were given to the
+    executor" and gives the next task to a new worker: no run is lost, and
+    the warning would be the only text of a benchmark's output that asks for
+    something to be fixed.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore",
+            message="A worker stopped while some jobs were given to the executor",
+            category=UserWarning,
+        )
+        yield
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     args = _parser().parse_args(argv)
+    with worker_restarts_unannounced():
+        _run(args, argv)
+
+
+def _run(args, argv):
+    """Run the command `args` parsed from `argv`."""
     if args.command == "compare":
         from .compare import compare_logs
 

@@ -774,3 +774,20 @@ def test_review_targets_count_pairs_where_plcs_order_leads_both():
 def test_reviews_to_reach_clean_accuracy_is_the_first_k_within_a_point():
     assert review._reviews_to_reach([0.85, 0.895, 0.91], (25, 50, 100), 0.9) == 50
     assert review._reviews_to_reach([0.85, 0.86], (25, 50), 0.9) == np.inf
+
+
+def test_a_pool_worker_restarted_for_its_memory_is_not_announced():
+    import warnings
+
+    from benchmarks.__main__ import worker_restarts_unannounced
+
+    loky_notice = (
+        "A worker stopped while some jobs were given to the executor. This can be "
+        "caused by a too short worker timeout or by a memory leak."
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with worker_restarts_unannounced():
+            warnings.warn(loky_notice, UserWarning, stacklevel=1)
+            warnings.warn("any other warning", UserWarning, stacklevel=1)
+    assert [str(warning.message) for warning in caught] == ["any other warning"]
