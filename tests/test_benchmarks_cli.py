@@ -1,4 +1,5 @@
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -7,7 +8,7 @@ pytest.importorskip("matplotlib")
 pytest.importorskip("cleanlab")
 
 from benchmarks import review
-from benchmarks.__main__ import main
+from benchmarks.__main__ import main, worker_restarts_unannounced
 from benchmarks.tables import NOISE_CELLS, QUICK
 
 
@@ -777,10 +778,6 @@ def test_reviews_to_reach_clean_accuracy_is_the_first_k_within_a_point():
 
 
 def test_a_pool_worker_restarted_for_its_memory_is_not_announced():
-    import warnings
-
-    from benchmarks.__main__ import worker_restarts_unannounced
-
     loky_notice = (
         "A worker stopped while some jobs were given to the executor. This can be "
         "caused by a too short worker timeout or by a memory leak."
