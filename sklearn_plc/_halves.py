@@ -100,23 +100,36 @@ def check_on_halves(
     selection : dict or None
         :func:`halves_verdict`'s, with ``"verified"`` (whether the trusted
         samples alone judged), or None where a half cannot be run (a
-        ``ValueError``: a class too small for the folds of a half).
+        ``ValueError``: a class too small for the folds of a half, or too few
+        groups), which a ``UserWarning`` then says.
     """
     n_samples = given.shape[0]
     predicted = np.empty(n_samples, dtype=np.intp)
     plain_predicted = np.empty(n_samples, dtype=np.intp)
+    failure = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for part, other in split_halves(given, rng, groups, ids):
             try:
                 model, plain = fit_halves(part)
-            except ValueError:
-                return None
+            except ValueError as error:
+                failure = (part.shape[0], error)
+                break
             X_other = _safe_indexing(X, other)
             predicted[other] = proba_per_class(model, X_other, classes).argmax(axis=1)
             plain_predicted[other] = proba_per_class(plain, X_other, classes).argmax(
                 axis=1
             )
+    if failure is not None:
+        n_part, error = failure
+        warnings.warn(
+            f"PLC could not check its result on halves (halves_check_ is None): "
+            f"the run made again on one half ({n_part} of the {n_samples} "
+            f"samples) failed: {error} The result stands without that check.",
+            UserWarning,
+            stacklevel=2,
+        )
+        return None
     agrees, plain_agrees = predicted == given, plain_predicted == given
     if judged is not None:
         agrees, plain_agrees = agrees[judged], plain_agrees[judged]

@@ -57,14 +57,43 @@ def make_splits(cv, X, encoded, rng, groups, train=None, ids=None):
         return [(train[blocks != fold], train[blocks == fold]) for fold in range(cv)]
     splitter = check_cv(cv, encoded, classifier=True)
     if train is None:
-        return list(splitter.split(X, encoded, groups))
+        return _folds_of(splitter, X, encoded, groups, n_set_aside=0)
     # splitters read only the number of rows from X
-    folds = splitter.split(
+    folds = _folds_of(
+        splitter,
         np.zeros((train.shape[0], 1)),
         encoded[train],
         None if groups is None else np.asarray(groups)[train],
+        n_set_aside=encoded.shape[0] - train.shape[0],
     )
     return [(train[fit], train[test]) for fit, test in folds]
+
+
+def _folds_of(splitter, X, encoded, groups, n_set_aside):
+    """``list(splitter.split(X, encoded, groups))``, or an error that says why not.
+
+    A group-aware splitter refuses to make more folds than there are groups;
+    the error then counts the groups PLC left it (after `n_set_aside`
+    validation samples) and names the fixes.
+    """
+    try:
+        return list(splitter.split(X, encoded, groups))
+    except ValueError as error:
+        if groups is None:
+            raise
+        n_groups = np.unique(groups).shape[0]
+        set_aside = (
+            f", once {n_set_aside} samples were set aside as validation samples"
+            if n_set_aside
+            else ""
+        )
+        raise ValueError(
+            f"cv={splitter!r} cannot make its folds of {encoded.shape[0]} samples "
+            f"in {n_groups} group{'' if n_groups == 1 else 's'}{set_aside}: "
+            f"{error} Use a splitter with fewer "
+            f"folds than there are groups, more (smaller) groups, or "
+            f"validation_fraction=None, which sets no groups aside."
+        ) from error
 
 
 def splits_without(splits, left_out):

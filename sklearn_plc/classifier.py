@@ -398,7 +398,8 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         run: the result was a plain fit's labels, the judge does not act
         (``validation_fraction=None``, ``confidence="in_sample"``,
         a skorch net), the folds are given as index pairs, or a half could
-        not be run (a class too small for its folds).
+        not be run (a class too small for its folds, or too few groups for
+        a group-aware ``cv``), which a ``UserWarning`` says.
 
     recorded_bytes_ : int
         Nets only: the largest memory held by the recorded outputs

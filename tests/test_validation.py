@@ -165,6 +165,27 @@ def test_groups_without_folds_are_rejected(noisy_blobs):
         )
 
 
+def test_too_few_groups_for_the_folds_are_counted_with_the_fix(noisy_blobs):
+    """Three groups, one set aside to judge: GroupKFold(3) is left two."""
+    groups = np.arange(len(noisy_blobs.y_noisy)) % 3
+    with pytest.raises(
+        ValueError, match=r"in 2 groups, once \d+ samples were set aside.*fewer folds"
+    ):
+        PLCClassifier(cv=GroupKFold(3), random_state=0).fit(
+            noisy_blobs.X, noisy_blobs.y_noisy, groups=groups
+        )
+
+
+def test_a_check_on_halves_without_enough_groups_says_so(noisy_blobs):
+    """Six groups make the run's folds, but not those of a half's run."""
+    groups = np.arange(len(noisy_blobs.y_noisy)) % 6
+    with pytest.warns(UserWarning, match="could not check its result on halves"):
+        plc = PLCClassifier(cv=GroupKFold(3), random_state=0).fit(
+            noisy_blobs.X, noisy_blobs.y_noisy, groups=groups
+        )
+    assert plc.halves_check_ is None
+
+
 def test_a_generator_as_cv_is_rejected_with_the_fix(noisy_blobs):
     folds = KFold(3).split(noisy_blobs.X)
     with pytest.raises(ValueError, match=r"cv is an iterator.*list\(cv\)"):

@@ -249,7 +249,7 @@ class RefitPath:
         the given labels over every sample (over the ``trusted`` ones alone
         where ``verified_judge``), each at `weight` (the judge's,
         :func:`~sklearn_plc._judge.judge_sample_weight`). Returns None where a
-        half cannot be run (a class too small for the folds of a half). A
+        half cannot be run (a class too small for its folds, too few groups). A
         half's run keeps its ``trusted`` labels.
 
         Each half's run takes the act the run took (``forced_act``): where
