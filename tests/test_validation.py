@@ -20,6 +20,7 @@ from sklearn.feature_extraction import DictVectorizer
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, GroupKFold, KFold
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.tree import DecisionTreeClassifier
@@ -184,6 +185,14 @@ def test_a_check_on_halves_without_enough_groups_says_so(noisy_blobs):
             noisy_blobs.X, noisy_blobs.y_noisy, groups=groups
         )
     assert plc.halves_check_ is None
+
+
+def test_a_fold_too_small_for_the_estimator_is_counted(noisy_blobs):
+    """A plain fit takes 400 neighbours of 600 samples; a fold has fewer."""
+    X, y = noisy_blobs.X, noisy_blobs.y_noisy
+    KNeighborsClassifier(400).fit(X, y)
+    with pytest.raises(ValueError, match=r"trains on \d+ of the 600 samples"):
+        PLCClassifier(KNeighborsClassifier(400), random_state=0).fit(X, y)
 
 
 def test_a_generator_as_cv_is_rejected_with_the_fix(noisy_blobs):

@@ -158,7 +158,11 @@ def fit_round(context, corrector, round_index, labels, model, judge):
         proba, in_sample_proba, model_on_all = fit_proba(round_splits)
     except ValueError as error:
         if round_splits is splits:
-            raise
+            # an invalid parameter (scikit-learn's InvalidParameterError is also
+            # a TypeError) says what to fix as it is
+            if splits is None or round_index > 0 or isinstance(error, TypeError):
+                raise
+            raise _fold_fit_failed(splits, labels.shape[0], settings.cv, error) from error
         # too few samples left in a fold for the estimator (k-NN: n_neighbors)
         warn_fitted_on_every_sample(
             estimator, int(left_out.sum()), settings.doubtful, error
@@ -196,6 +200,19 @@ def fit_round(context, corrector, round_index, labels, model, judge):
         elif refuses and not can_judge(fitted.memorisation):
             fitted.refusal = "too_weak_to_judge"
     return fitted
+
+
+def _fold_fit_failed(splits, n_samples, cv, error):
+    """The first round's fold fit failed: say how many samples a fold's model had."""
+    smallest = min(train.shape[0] for train, _ in splits)
+    return ValueError(
+        f"The estimator could not be fitted on PLC's folds (cv={cv!r}): a fold's "
+        f"model trains on {smallest} of the {n_samples} samples, those not set "
+        f"aside as validation samples and not in the fold it predicts: "
+        f"{str(error).rstrip('.')}. "
+        f"Where the estimator needs more samples than that (k-NN's n_neighbors), "
+        f"ask it for fewer, or pass more samples."
+    )
 
 
 def fit_requested(context, request, corrector, judge):
