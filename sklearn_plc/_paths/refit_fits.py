@@ -162,7 +162,8 @@ def fit_round(context, corrector, round_index, labels, model, judge):
             # a TypeError) says what to fix as it is
             if splits is None or round_index > 0 or isinstance(error, TypeError):
                 raise
-            raise _fold_fit_failed(splits, labels.shape[0], settings.cv, error) from error
+            n_samples = labels.shape[0]
+            raise _fold_fit_failed(splits, n_samples, settings.cv, error) from error
         # too few samples left in a fold for the estimator (k-NN: n_neighbors)
         warn_fitted_on_every_sample(
             estimator, int(left_out.sum()), settings.doubtful, error
