@@ -82,17 +82,17 @@ def _folds_of(splitter, X, encoded, groups, n_set_aside):
         if groups is None:
             raise
         n_groups = np.unique(groups).shape[0]
-        set_aside = (
-            f", once {n_set_aside} samples were set aside as validation samples"
-            if n_set_aside
-            else ""
-        )
+        set_aside = fixes = ""
+        if n_set_aside:
+            set_aside = (
+                f", once {n_set_aside} samples were set aside as validation samples"
+            )
+            fixes = ", or validation_fraction=None, which sets no groups aside"
         raise ValueError(
             f"cv={splitter!r} cannot make its folds of {encoded.shape[0]} samples "
             f"in {n_groups} group{'' if n_groups == 1 else 's'}{set_aside}: "
-            f"{error} Use a splitter with fewer "
-            f"folds than there are groups, more (smaller) groups, or "
-            f"validation_fraction=None, which sets no groups aside."
+            f"{error} Use a splitter with fewer folds than there are groups, more "
+            f"(smaller) groups{fixes}."
         ) from error
 
 
