@@ -600,8 +600,10 @@ class PLCClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ValueError
             If the estimator has no ``predict_proba``, y has missing labels or
             fewer than two classes, X and y differ in length, ``theta_end <
-            theta``, ``cv`` folds cannot be made, or the estimator returns
-            non-finite probabilities.
+            theta``, ``cv`` folds cannot be made (a group-aware ``cv`` with too
+            few groups: the message counts those left), the estimator cannot
+            be fitted on a fold (the message says how many samples a fold's
+            model trains on), or the estimator returns non-finite probabilities.
         """
         estimator = self._get_estimator()
         folds_given = not (isinstance(self.cv, Integral) and self.cv == DEFAULT_CV)
